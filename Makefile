@@ -1,0 +1,32 @@
+# Lecture Copilot — one entry point. See README.md.
+PY := .venv/bin/python
+
+.PHONY: setup setup-test demo up down test test-fast proto
+
+setup:
+	@bash scripts/setup.sh
+
+setup-test:
+	@bash scripts/setup.sh --test
+
+## Make the demo lecture, start the stack on embedded defaults, process it, ask it; print the URL.
+demo: setup
+	$(PY) -m lecturecopilot demo
+
+## Start / stop every service (embedded Postgres + NATS unless DATABASE_URL / NATS_URL are set).
+up: setup
+	$(PY) -m lecturecopilot up
+
+down:
+	@[ -x $(PY) ] && $(PY) -m lecturecopilot down || true
+
+## All tests: unit, integration against real NATS/Postgres/ffmpeg/models, browser.
+test: setup-test
+	$(PY) -m pytest -q
+
+## Unit tests only (no services).
+test-fast: setup-test
+	$(PY) -m pytest -q tests/unit
+
+proto: setup-test
+	PY=$(PY) bash scripts/gen_proto.sh

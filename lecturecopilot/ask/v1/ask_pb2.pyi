@@ -1,0 +1,117 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class SearchRequest(_message.Message):
+    __slots__ = ("course_id", "query", "k", "lecture_id")
+    COURSE_ID_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    course_id: str
+    query: str
+    k: int
+    lecture_id: str
+    def __init__(self, course_id: _Optional[str] = ..., query: _Optional[str] = ..., k: _Optional[int] = ..., lecture_id: _Optional[str] = ...) -> None: ...
+
+class Passage(_message.Message):
+    __slots__ = ("lecture_id", "lecture_number", "start_s", "end_s", "text", "score")
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    START_S_FIELD_NUMBER: _ClassVar[int]
+    END_S_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    lecture_id: str
+    lecture_number: int
+    start_s: float
+    end_s: float
+    text: str
+    score: float
+    def __init__(self, lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., start_s: _Optional[float] = ..., end_s: _Optional[float] = ..., text: _Optional[str] = ..., score: _Optional[float] = ...) -> None: ...
+
+class SearchResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[Passage]
+    def __init__(self, results: _Optional[_Iterable[_Union[Passage, _Mapping]]] = ...) -> None: ...
+
+class AskRequest(_message.Message):
+    __slots__ = ("course_id", "question", "lecture_id", "conversation_id")
+    COURSE_ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    course_id: str
+    question: str
+    lecture_id: str
+    conversation_id: str
+    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ...) -> None: ...
+
+class Citation(_message.Message):
+    __slots__ = ("lecture_id", "lecture_number", "t_s", "label")
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    T_S_FIELD_NUMBER: _ClassVar[int]
+    LABEL_FIELD_NUMBER: _ClassVar[int]
+    lecture_id: str
+    lecture_number: int
+    t_s: float
+    label: str
+    def __init__(self, lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., t_s: _Optional[float] = ..., label: _Optional[str] = ...) -> None: ...
+
+class Sentence(_message.Message):
+    __slots__ = ("text", "citations")
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    CITATIONS_FIELD_NUMBER: _ClassVar[int]
+    text: str
+    citations: _containers.RepeatedCompositeFieldContainer[Citation]
+    def __init__(self, text: _Optional[str] = ..., citations: _Optional[_Iterable[_Union[Citation, _Mapping]]] = ...) -> None: ...
+
+class Source(_message.Message):
+    __slots__ = ("lecture_id", "lecture_number", "start_s", "end_s")
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    START_S_FIELD_NUMBER: _ClassVar[int]
+    END_S_FIELD_NUMBER: _ClassVar[int]
+    lecture_id: str
+    lecture_number: int
+    start_s: float
+    end_s: float
+    def __init__(self, lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., start_s: _Optional[float] = ..., end_s: _Optional[float] = ...) -> None: ...
+
+class Done(_message.Message):
+    __slots__ = ("answer_id", "conversation_id", "declined", "answer", "sentences", "sources", "retrieve_ms", "total_ms", "writer")
+    ANSWER_ID_FIELD_NUMBER: _ClassVar[int]
+    CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    DECLINED_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    SENTENCES_FIELD_NUMBER: _ClassVar[int]
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    RETRIEVE_MS_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_MS_FIELD_NUMBER: _ClassVar[int]
+    WRITER_FIELD_NUMBER: _ClassVar[int]
+    answer_id: str
+    conversation_id: str
+    declined: bool
+    answer: str
+    sentences: _containers.RepeatedCompositeFieldContainer[Sentence]
+    sources: _containers.RepeatedCompositeFieldContainer[Source]
+    retrieve_ms: float
+    total_ms: float
+    writer: str
+    def __init__(self, answer_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., declined: _Optional[bool] = ..., answer: _Optional[str] = ..., sentences: _Optional[_Iterable[_Union[Sentence, _Mapping]]] = ..., sources: _Optional[_Iterable[_Union[Source, _Mapping]]] = ..., retrieve_ms: _Optional[float] = ..., total_ms: _Optional[float] = ..., writer: _Optional[str] = ...) -> None: ...
+
+class AskEvent(_message.Message):
+    __slots__ = ("delta", "sentence", "done")
+    DELTA_FIELD_NUMBER: _ClassVar[int]
+    SENTENCE_FIELD_NUMBER: _ClassVar[int]
+    DONE_FIELD_NUMBER: _ClassVar[int]
+    delta: str
+    sentence: Sentence
+    done: Done
+    def __init__(self, delta: _Optional[str] = ..., sentence: _Optional[_Union[Sentence, _Mapping]] = ..., done: _Optional[_Union[Done, _Mapping]] = ...) -> None: ...

@@ -1,0 +1,122 @@
+"""``make demo``: a real lecture through the whole pipeline, then cited answers.
+
+Builds a narrated slide video from the real transcript of MIT 6.006 Spring 2020 lecture 4
+("Hashing", segments on collisions, open addressing and chaining; MIT OpenCourseWare,
+CC BY-NC-SA 4.0), starts the stack on embedded defaults, creates a demo course, uploads
+the video through the public API, waits for ``ready``, asks questions and prints the URL.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import statistics
+import time
+from pathlib import Path
+
+import requests
+
+from . import stack
+from .settings import Settings
+from .synth import Part, synth_lecture
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "mit6006"
+DEMO_SEGMENTS = (4, [26, 27, 28, 29, 30])
+DEMO_QUESTIONS = [
+    "What is chaining?",
+    "How does Python resolve collisions?",
+    "What happens when two keys hash to the same index?",
+    "What is the capital of France?",
+]
+
+
+def demo_parts(data_dir: Path = DATA) -> list[Part]:
+    """The demo lecture's parts: one slide + narration per transcript segment."""
+    lecture_no, indexes = DEMO_SEGMENTS
+    rows = [json.loads(x) for x in (data_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
+    chosen = {r["segment_index"]: r for r in rows if r["lecture_no"] == lecture_no and r["segment_index"] in indexes}
+    parts = []
+    for i in indexes:
+        r = chosen[i]
+        first = r["text"].split(". ")[0]
+        parts.append(Part(f"L{lecture_no} {r['lecture_title']} · {int(r['start_s'] // 60)}:{int(r['start_s'] % 60):02d}",
+                          r["slide_text"] or first, r["text"]))
+    return parts
+
+
+def _token(settings: Settings) -> str:
+    f = settings.data_dir / "admin_token"
+    if not f.exists():
+        f.write_text("lc_admin_" + secrets.token_urlsafe(24))
+        f.chmod(0o600)
+    return f.read_text().strip()
+
+
+def run(settings: Settings) -> None:
+    """Runs the demo (see module docstring); leaves the stack running."""
+    t_all = time.time()
+    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo.mp4"
+    if not video.exists():
+        print("Making the demo video (espeak-ng narration of MIT 6.006 L4 + rendered slides)...")
+        res = synth_lecture(demo_parts(), video)
+        print(f"  {video} ({res.duration_s:.0f} s)")
+    import os
+
+    token = os.environ.get("LC_ADMIN_TOKEN") or _token(settings)
+    os.environ["LC_ADMIN_TOKEN"] = token
+    print("Starting the stack (embedded Postgres + NATS unless DATABASE_URL / NATS_URL are set)...")
+    stack.up(settings)
+    base = f"http://{settings.gateway_host}:{settings.gateway_port}"
+    auth = {"Authorization": f"Bearer {token}"}
+    courses = requests.get(f"{base}/api/courses", timeout=10).json()["courses"]
+    course = next((c for c in courses if c["title"] == "MIT 6.006 Introduction to Algorithms (demo)"), None)
+    if course is None:
+        course = requests.post(f"{base}/api/courses", json={"title": "MIT 6.006 Introduction to Algorithms (demo)"},
+                               headers=auth, timeout=10).json()
+    detail = requests.get(f"{base}/api/courses/{course['id']}", timeout=10).json()
+    lecture = next((l for l in detail["lectures"] if l["status"] == "ready"), None)
+    if lecture is None:
+        from .media import probe
+
+        duration = probe(video).duration_s
+        t0 = time.time()
+        with open(video, "rb") as f:
+            r = requests.post(f"{base}/api/courses/{course['id']}/lectures", headers=auth,
+                              files={"video": (video.name, f, "video/mp4")},
+                              data={"title": "Hashing (narrated excerpt)", "number": "4"}, timeout=600)
+        r.raise_for_status()
+        lecture_id = r.json()["lecture_id"]
+        print(f"Uploaded lecture {lecture_id}; processing with whisper '{settings.whisper_model}'...")
+        last = None
+        while True:
+            st = requests.get(f"{base}/api/lectures/{lecture_id}", timeout=10).json()
+            line = f"  {st['status']:<10} {st['stage']:<12} {st['progress'] * 100:5.1f}%"
+            if line != last:
+                print(line, flush=True)
+                last = line
+            if st["status"] in ("ready", "failed"):
+                break
+            time.sleep(1)
+        if st["status"] == "failed":
+            raise SystemExit(f"Processing failed: {st['error']}")
+        took = time.time() - t0
+        print(f"Ready: {duration:.0f} s of video in {took:.1f} s upload-to-ready "
+              f"(real-time factor {took / duration:.3f})")
+    latencies = []
+    for q in DEMO_QUESTIONS:
+        t0 = time.perf_counter()
+        ans = requests.post(f"{base}/api/courses/{course['id']}/ask", json={"question": q}, timeout=60).json()
+        latencies.append((time.perf_counter() - t0) * 1000)
+        print(f"\nQ: {q}")
+        if ans["declined"]:
+            print(f"A: {ans['answer']}  (declined, no citations)")
+        for s in ans["sentences"] if not ans["declined"] else []:
+            print(f"A: {s['text']}  [{', '.join(c['label'] for c in s['citations'])}]")
+    for _ in range(10):
+        t0 = time.perf_counter()
+        requests.post(f"{base}/api/courses/{course['id']}/ask", json={"question": DEMO_QUESTIONS[0]}, timeout=60)
+        latencies.append((time.perf_counter() - t0) * 1000)
+    print(f"\nAsk latency through the HTTP API (JSON, {len(latencies)} asks): "
+          f"p50 {statistics.median(latencies):.0f} ms")
+    print(f"\nOpen {base}/courses/{course['id']} — ask a question, click a chip to jump to the moment.")
+    print(f"Admin token (for the API): {token}   Stop everything with: make down   ({time.time() - t_all:.0f} s)")

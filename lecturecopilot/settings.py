@@ -1,0 +1,74 @@
+"""One typed settings object, read from the environment (pydantic-settings).
+
+Unset ``DATABASE_URL`` / ``NATS_URL`` mean "embedded": :mod:`lecturecopilot.embedded`
+starts an embedded Postgres (with pgvector) and a nats-server with JetStream under
+``LC_DATA_DIR``. Unset ``QDRANT_URL`` means the ask service keeps an embedded Qdrant
+(qdrant-edge) shard of its own, synced from Postgres.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Settings of every service. Field names map to ``LC_<NAME>`` unless an alias says otherwise."""
+
+    model_config = SettingsConfigDict(env_prefix="LC_", extra="ignore", populate_by_name=True)
+
+    data_dir: Path = Field(default=Path(".lc-data"), description="Embedded stores, media and caches.")
+    database_url: str | None = Field(default=None, validation_alias=AliasChoices("DATABASE_URL", "LC_DATABASE_URL"))
+    nats_url: str | None = Field(default=None, validation_alias=AliasChoices("NATS_URL", "LC_NATS_URL"))
+    qdrant_url: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_URL", "LC_QDRANT_URL"))
+    embedded_nats_port: int = 4223
+
+    stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
+    max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")
+    ack_wait_s: float = Field(default=60.0, description="JetStream ack wait; long stages send in-progress acks.")
+
+    whisper_model: str = Field(default="base", description="'tiny.en' or 'base' (packaged), or any faster-whisper name/path.")
+    whisper_compute_type: str = "int8"
+    whisper_threads: int = 2
+    embed_model: str = Field(default="packaged:all-MiniLM-L6-v2", description="sentence-transformers model or path.")
+
+    gateway_host: str = "127.0.0.1"
+    gateway_port: int = 8080
+    ingest_host: str = "127.0.0.1"
+    ingest_port: int = 8081
+    ask_host: str = "127.0.0.1"
+    ask_port: int = 50051
+    health_port_transcribe: int = 8091
+    health_port_index: int = 8092
+    health_port_ask: int = 8093
+
+    admin_token: str | None = Field(default=None, description="Accepted as an admin bearer token when set.")
+    max_upload_bytes: int = 2 * 1024**3
+    max_duration_s: float = 2 * 3600.0
+
+    gate_min_cosine: float = Field(default=0.30, description="Relevance gate: minimum dense cosine of the best passage.")
+
+    @property
+    def media_dir(self) -> Path:
+        """Folder of stored media (local object storage)."""
+        return (self.data_dir / "media").resolve()
+
+    @property
+    def ingest_url(self) -> str:
+        return f"http://{self.ingest_host}:{self.ingest_port}"
+
+    @property
+    def ask_target(self) -> str:
+        return f"{self.ask_host}:{self.ask_port}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once from the environment)."""
+    s = Settings()
+    s.data_dir = s.data_dir.resolve()
+    s.data_dir.mkdir(parents=True, exist_ok=True)
+    return s

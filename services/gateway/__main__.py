@@ -1,0 +1,10 @@
+"""``python -m services.gateway``: the gateway (public HTTP API + web client)."""
+
+from lecturecopilot.httpserve import run_wsgi
+from lecturecopilot.settings import get_settings
+
+from .app import create_app
+
+if __name__ == "__main__":
+    s = get_settings()
+    run_wsgi(create_app, host=s.gateway_host, port=s.gateway_port, threads=16)

@@ -1,0 +1,45 @@
+"""Bearer-token auth. ``LC_ADMIN_TOKEN`` (if set) is an admin token; other tokens are minted
+by ``lecture-copilot mint-token`` and stored as SHA-256 hashes in ``api_tokens``."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from psycopg_pool import ConnectionPool
+
+ROLES = ("admin", "instructor", "student")
+
+
+@dataclass(frozen=True)
+class Principal:
+    role: str
+    email: str
+
+
+def mint_token(pool: ConnectionPool, role: str, email: str) -> str:
+    """Creates an API token for ``email`` with ``role``; returns the token (shown once)."""
+    if role not in ROLES:
+        raise ValueError(f"role must be one of {ROLES}")
+    token = "lc_" + secrets.token_urlsafe(32)
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO api_tokens (token_sha256, role, email) VALUES (%s,%s,%s)",
+                     (hashlib.sha256(token.encode()).hexdigest(), role, email))
+    return token
+
+
+def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:
+    """The principal of an ``Authorization: Bearer <token>`` header, or None (anonymous/unknown)."""
+    if not header or not header.lower().startswith("bearer "):
+        return None
+    token = header[7:].strip()
+    if not token:
+        return None
+    if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
+        return Principal("admin", "operator")
+    with pool.connection() as conn:
+        row = conn.execute("SELECT role, email FROM api_tokens WHERE token_sha256=%s",
+                           (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()
+    return Principal(row["role"], row["email"]) if row else None

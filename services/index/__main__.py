@@ -1,0 +1,18 @@
+"""``python -m services.index``: the index service (consumes ``lecture.slides_read``)."""
+
+from lecturecopilot import bus
+from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.settings import get_settings
+from lecturecopilot.worker import Stage, run
+
+from . import handlers
+
+
+def main() -> None:
+    settings = get_settings()
+    run([Stage("index", bus.SLIDES_READ, ev.LectureSlidesRead, "indexing", handlers.index_lecture)],
+        health_port=settings.health_port_index, name="index")
+
+
+if __name__ == "__main__":
+    main()

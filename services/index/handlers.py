@@ -1,0 +1,62 @@
+"""Index-service handler: transcript words → sentences and segments, embedded, in Postgres."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+
+from lecturecopilot import bus, models
+from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.worker import PermanentError, StageContext
+
+from . import core
+
+log = logging.getLogger(__name__)
+
+
+def segment_id(lecture_id: str, idx: int) -> str:
+    """Deterministic point id: re-indexing a lecture replaces its points, never duplicates them."""
+    return str(uuid.uuid5(uuid.UUID(lecture_id), f"segment:{idx}"))
+
+
+def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
+    """``lecture.slides_read`` → segments + sentences with embeddings → ``lecture.indexed``.
+
+    Raises :class:`PermanentError` when the lecture has no transcript.
+    """
+    with ctx.pool.connection() as conn:
+        rows = conn.execute("SELECT start_s, end_s, word FROM transcript_words WHERE lecture_id=%s ORDER BY idx",
+                            (ctx.lecture_id,)).fetchall()
+    words = [core.TimedWord(r["start_s"], r["end_s"], r["word"]) for r in rows]
+    if not words:
+        raise PermanentError("The lecture has no transcript to index.")
+    sentences = core.split_sentences(words)
+    segments = core.make_segments(sentences)
+    ctx.progress(0.1)
+    name = ctx.settings.embed_model
+    seg_vecs = models.embed(name, [s.text for s in segments])
+    ctx.progress(0.4)
+    flat = [(si, s) for si, seg in enumerate(segments) for s in seg.sentences]
+    sent_vecs = models.embed(name, [s.text for _, s in flat])
+    ctx.progress(0.9)
+    with ctx.pool.connection() as conn, conn.transaction():
+        conn.execute("DELETE FROM segments WHERE lecture_id=%s", (ctx.lecture_id,))
+        conn.execute("DELETE FROM sentences WHERE lecture_id=%s", (ctx.lecture_id,))
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO segments (id, lecture_id, course_id, idx, start_s, end_s, text, embedding) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                [(segment_id(ctx.lecture_id, i), ctx.lecture_id, event.course_id, i, s.start_s, s.end_s, s.text,
+                  seg_vecs[i].tolist()) for i, s in enumerate(segments)],
+            )
+            cur.executemany(
+                "INSERT INTO sentences (lecture_id, idx, segment_idx, start_s, end_s, text, embedding) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                [(ctx.lecture_id, j, si, s.start_s, s.end_s, s.text, sent_vecs[j].tolist())
+                 for j, (si, s) in enumerate(flat)],
+            )
+        conn.execute("UPDATE lectures SET indexed_at=clock_timestamp(), status='ready', stage='ready', "
+                     "progress=1, error=NULL, updated_at=now() WHERE id=%s", (ctx.lecture_id,))
+    log.info("indexed %s: %d segments, %d sentences", ctx.lecture_id, len(segments), len(flat))
+    return bus.INDEXED, ev.LectureIndexed(lecture_id=event.lecture_id, course_id=event.course_id,
+                                          segment_count=len(segments))

@@ -1,0 +1,10 @@
+"""``python -m services.ingest``: the ingest service (HTTP, internal)."""
+
+from lecturecopilot.httpserve import run_wsgi
+from lecturecopilot.settings import get_settings
+
+from .app import create_app
+
+if __name__ == "__main__":
+    s = get_settings()
+    run_wsgi(create_app, host=s.ingest_host, port=s.ingest_port, threads=4, timeout_s=3600)

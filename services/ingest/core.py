@@ -1,0 +1,131 @@
+"""Ingest without HTTP: check an upload, store it, register the lecture, publish ``lecture.uploaded``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Callable
+
+from psycopg_pool import ConnectionPool
+
+from lecturecopilot import bus, media
+from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.settings import Settings
+from lecturecopilot.storage import MediaStore
+
+log = logging.getLogger(__name__)
+
+VIDEO_EXTENSIONS = {".mp4", ".mov", ".webm", ".m4v", ".mkv"}
+CAPTION_EXTENSIONS = {".vtt", ".srt"}
+
+
+class IngestError(Exception):
+    """An upload that cannot be accepted. ``status`` is the HTTP status, ``code`` a stable error code."""
+
+    def __init__(self, message: str, *, status: int = 400, code: str = "invalid_upload"):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+
+
+@dataclass
+class Upload:
+    """One uploaded file: its declared name and a readable stream."""
+
+    filename: str
+    stream: BinaryIO
+    declared_size: int | None = None
+
+
+def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
+    size = 0
+    with open(dst, "wb") as out:
+        while chunk := upload.stream.read(1024 * 1024):
+            size += len(chunk)
+            if size > max_bytes:
+                raise IngestError(f"The file is larger than the {max_bytes // 1024**3} GB limit.", status=413,
+                                  code="too_large")
+            out.write(chunk)
+    if size == 0:
+        raise IngestError(f"The file {upload.filename!r} is empty (0 bytes).", code="empty_file")
+    if upload.declared_size is not None and upload.declared_size != size:
+        raise IngestError(f"The upload is incomplete: {size} bytes arrived, {upload.declared_size} were declared.",
+                          code="size_mismatch")
+    return size
+
+
+def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
+                   publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
+                   video: Upload | None, captions: Upload | None, language: str = "") -> dict:
+    """Checks and stores an upload, registers the lecture (status ``queued``), publishes
+    ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``.
+
+    Raises :class:`IngestError` (4xx) for input that can't be processed, leaving nothing behind:
+    unknown course, no file, empty file, wrong type, no audio, unreadable, too long/large.
+    """
+    try:
+        course_id = str(uuid.UUID(course_id))
+    except ValueError:
+        raise IngestError("Unknown course.", status=404, code="not_found") from None
+    with pool.connection() as conn:
+        if conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is None:
+            raise IngestError("Unknown course.", status=404, code="not_found")
+    if video is None and captions is None:
+        raise IngestError("Send a 'video' file (MP4, MOV or WebM) and/or a 'captions' file (WebVTT or SRT).",
+                          code="missing_file")
+    if video is not None and Path(video.filename).suffix.lower() not in VIDEO_EXTENSIONS:
+        raise IngestError(f"{video.filename!r} is not a supported video type (MP4, MOV, WebM).", status=415,
+                          code="unsupported_type")
+    if captions is not None and Path(captions.filename).suffix.lower() not in CAPTION_EXTENSIONS:
+        raise IngestError(f"{captions.filename!r} is not a WebVTT (.vtt) or SRT (.srt) file.", status=415,
+                          code="unsupported_type")
+    title = (title or "").strip() or Path((video or captions).filename).stem
+    lecture_id = str(uuid.uuid4())
+    folder = store.lecture_dir(lecture_id)
+    try:
+        media_uri = captions_uri = ""
+        duration = 0.0
+        info = None
+        if video is not None:
+            path = folder / ("source" + Path(video.filename).suffix.lower())
+            size = _save(video, path, settings.max_upload_bytes)
+            try:
+                info = media.probe(path)
+                media.check_lecture_video(info, max_duration_s=settings.max_duration_s)
+            except media.MediaError as e:
+                raise IngestError(str(e), status=422, code="unprocessable_media") from e
+            media_uri, duration = store.uri(path), info.duration_s
+        if captions is not None:
+            cpath = folder / ("captions" + Path(captions.filename).suffix.lower())
+            _save(captions, cpath, 50 * 1024 * 1024)
+            captions_uri = store.uri(cpath)
+        with pool.connection() as conn:
+            if number is None:
+                number = conn.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM lectures WHERE course_id=%s",
+                                      (course_id,)).fetchone()["n"]
+            conn.execute(
+                "INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
+                "captions_path, media_info, language) VALUES (%s,%s,%s,%s,'queued','queued',%s,%s,%s,%s,%s)",
+                (lecture_id, course_id, number, title, duration or None,
+                 str(MediaStore.path_of(media_uri)) if media_uri else None,
+                 str(MediaStore.path_of(captions_uri)) if captions_uri else None,
+                 None if info is None else json.dumps(info.__dict__), language or None))
+        event = ev.LectureUploaded(lecture_id=lecture_id, course_id=course_id, media_uri=media_uri,
+                                   captions_uri=captions_uri, title=title, number=number,
+                                   duration_s=duration, language=language or "")
+        try:
+            publish(bus.UPLOADED, event.SerializeToString(), bus.msg_id(bus.UPLOADED, lecture_id, 0))
+        except Exception as e:
+            with pool.connection() as conn:
+                conn.execute("DELETE FROM lectures WHERE id=%s", (lecture_id,))
+            raise IngestError(f"The processing queue is unavailable; try again shortly ({e}).", status=503,
+                              code="queue_unavailable") from e
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    log.info("ingested lecture %s (%s) into course %s", lecture_id, title, course_id)
+    return {"lecture_id": lecture_id, "status": "queued"}

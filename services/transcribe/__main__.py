@@ -1,0 +1,20 @@
+"""``python -m services.transcribe``: the transcribe service (speech + slides consumers)."""
+
+from lecturecopilot import bus
+from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.settings import get_settings
+from lecturecopilot.worker import Stage, run
+
+from . import handlers
+
+
+def main() -> None:
+    settings = get_settings()
+    run([
+        Stage("transcribe", bus.UPLOADED, ev.LectureUploaded, "transcribing", handlers.transcribe),
+        Stage("slides", bus.TRANSCRIBED, ev.LectureTranscribed, "slides", handlers.read_slides),
+    ], health_port=settings.health_port_transcribe, name="transcribe")
+
+
+if __name__ == "__main__":
+    main()

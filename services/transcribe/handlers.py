@@ -1,0 +1,79 @@
+"""Transcribe-service handlers: plain functions of (event, context), no NATS in sight."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+from lecturecopilot import bus, media
+from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.storage import MediaStore
+from lecturecopilot.worker import PermanentError, StageContext
+
+from . import core
+
+log = logging.getLogger(__name__)
+
+
+def _store_words(ctx: StageContext, words: list[core.Word]) -> None:
+    with ctx.pool.connection() as conn, conn.transaction():
+        conn.execute("DELETE FROM transcript_words WHERE lecture_id=%s", (ctx.lecture_id,))
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO transcript_words (lecture_id, idx, start_s, end_s, word) VALUES (%s,%s,%s,%s,%s)",
+                [(ctx.lecture_id, i, w.start_s, w.end_s, w.word) for i, w in enumerate(words)],
+            )
+        conn.execute("UPDATE lectures SET transcribed_at=now() WHERE id=%s", (ctx.lecture_id,))
+
+
+def transcribe(event: ev.LectureUploaded, ctx: StageContext):
+    """``lecture.uploaded`` → words in Postgres, a web copy of the video → ``lecture.transcribed``.
+
+    Captions, when given, are used instead of speech recognition. Raises
+    :class:`PermanentError` for media or captions that cannot be read, or no speech at all.
+    """
+    t0 = time.time()
+    settings = ctx.settings
+    source = "captions"
+    video_path = MediaStore.path_of(event.media_uri) if event.media_uri else None
+    try:
+        if event.captions_uri:
+            words = core.parse_captions(MediaStore.path_of(event.captions_uri))
+        elif video_path is not None:
+            info = media.probe(video_path)
+            workdir = video_path.parent
+            words = core.transcribe_media(
+                video_path, model_name=settings.whisper_model, language=event.language or None,
+                duration_s=info.duration_s, progress=ctx.progress, workdir=workdir,
+                compute_type=settings.whisper_compute_type, threads=settings.whisper_threads)
+            source = f"asr:{settings.whisper_model}"
+        else:
+            raise PermanentError("The lecture has neither a video nor captions.")
+    except (media.MediaError, ValueError) as e:
+        raise PermanentError(str(e)) from e
+    if not words:
+        raise PermanentError("No speech was found in the lecture's audio.")
+    _store_words(ctx, words)
+    if video_path is not None:
+        info = media.probe(video_path)
+        web = media.make_web_copy(video_path, video_path.parent / "web.mp4", info)
+        with ctx.pool.connection() as conn:
+            conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (str(web), ctx.lecture_id))
+    duration = words[-1].end_s
+    log.info("transcribed %s: %d words via %s in %.1f s", ctx.lecture_id, len(words), source, time.time() - t0)
+    return bus.TRANSCRIBED, ev.LectureTranscribed(
+        lecture_id=event.lecture_id, course_id=event.course_id, word_count=len(words),
+        duration_s=event.duration_s or duration, source=source)
+
+
+def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
+    """``lecture.transcribed`` → ``lecture.slides_read``.
+
+    Walking skeleton: no slide detection yet (scene detection + OCR comes with the
+    pipeline-depth work); the event flows so the index stage runs after it.
+    """
+    with ctx.pool.connection() as conn:
+        conn.execute("UPDATE lectures SET slides_read_at=now() WHERE id=%s", (ctx.lecture_id,))
+    return bus.SLIDES_READ, ev.LectureSlidesRead(lecture_id=event.lecture_id, course_id=event.course_id,
+                                                  slide_count=0)
