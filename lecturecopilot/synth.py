@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import tempfile
 import textwrap
+import wave
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -59,30 +60,46 @@ def _duration(path: Path) -> float:
     return float(out.strip())
 
 
-def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, voice: str = "en-us") -> SynthResult:
+def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, voice: str = "en-us",
+                  gap_s: float = 0.6) -> SynthResult:
     """Renders ``parts`` into one MP4 at ``out`` (H.264 + AAC, 1280×720, 2 fps still frames).
 
-    Raises ``subprocess.CalledProcessError`` when espeak-ng or ffmpeg fail.
+    The narration of all parts is joined into one WAV (``gap_s`` of silence between parts) and
+    the slides are timed from the exact sample counts, so ``part_starts_s`` is where each
+    part's speech begins in the video. Raises ``subprocess.CalledProcessError`` when
+    espeak-ng or ffmpeg fail.
     """
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp_s:
         tmp = Path(tmp_s)
-        clips, starts, t = [], [], 0.0
+        starts: list[float] = []
+        durations: list[float] = []
+        all_wav = tmp / "narration.wav"
+        writer = None
         for i, p in enumerate(parts):
             wav = tmp / f"part{i}.wav"
             subprocess.run(["espeak-ng", "-v", voice, "-s", str(words_per_minute), "-w", str(wav), p.narration],
                            check=True, capture_output=True)
-            png = render_slide(p.slide_title, p.slide_body, tmp / f"part{i}.png")
-            clip = tmp / f"part{i}.mp4"
-            subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-loop", "1", "-framerate", "2", "-i", str(png),
-                            "-i", str(wav), "-c:v", "libx264", "-preset", "veryfast", "-tune", "stillimage",
-                            "-pix_fmt", "yuv420p", "-r", "2", "-c:a", "aac", "-b:a", "64k", "-ar", "44100",
-                            "-shortest", str(clip)], check=True, capture_output=True)
-            starts.append(t)
-            t += _duration(clip)
-            clips.append(clip)
-        listing = tmp / "list.txt"
-        listing.write_text("".join(f"file '{c}'\n" for c in clips))
+            with wave.open(str(wav), "rb") as r:
+                if writer is None:
+                    writer = wave.open(str(all_wav), "wb")
+                    writer.setparams(r.getparams())
+                    rate, width, channels = r.getframerate(), r.getsampwidth(), r.getnchannels()
+                pad = b"\x00" * int(gap_s * rate) * width * channels if i < len(parts) - 1 else b""
+                starts.append(sum(durations))
+                frames = r.readframes(r.getnframes())
+                writer.writeframes(frames + pad)
+                durations.append((len(frames) + len(pad)) / (rate * width * channels))
+            render_slide(p.slide_title, p.slide_body, tmp / f"part{i}.png")
+        writer.close()
+        listing = tmp / "slides.txt"
+        lines = [f"file '{tmp / f'part{i}.png'}'\nduration {d:.3f}\n" for i, d in enumerate(durations)]
+        lines.append(f"file '{tmp / f'part{len(parts) - 1}.png'}'\n")  # the concat demuxer needs the last again
+        listing.write_text("".join(lines))
+        total = sum(durations)
         subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "concat", "-safe", "0", "-i", str(listing),
-                        "-c", "copy", "-movflags", "+faststart", str(out)], check=True, capture_output=True)
+                        "-i", str(all_wav), "-map", "0:v", "-map", "1:a", "-c:v", "libx264", "-preset", "veryfast",
+                        "-tune", "stillimage", "-pix_fmt", "yuv420p", "-r", "2", "-c:a", "aac", "-b:a", "64k",
+                        "-ar", "44100", "-t", f"{total:.3f}", "-movflags", "+faststart", str(out)],
+                       check=True, capture_output=True)
     return SynthResult(out, _duration(out), starts)

@@ -99,7 +99,9 @@ def parse_captions(path: Path) -> list[Word]:
         tokens = text.split()
         if not tokens:
             continue
-        start, end = cue.start_in_seconds, max(cue.end_in_seconds, cue.start_in_seconds)
+        # Timestamp.in_milliseconds keeps the fraction (start_in_seconds is floored to an int)
+        start = cue.start_time.in_milliseconds() / 1000.0
+        end = max(cue.end_time.in_milliseconds() / 1000.0, start)
         total = sum(len(t) + 1 for t in tokens)
         t = start
         for tok in tokens:

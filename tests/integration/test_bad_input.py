@@ -1,0 +1,163 @@
+"""Bad input gets a clear 4xx JSON error and leaves nothing half-written (real stack)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import uuid
+
+import pytest
+import requests
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def course(stack):
+    return stack.create_course("Bad input course")
+
+
+def _upload(stack, course, name, data: bytes, field="video", headers=None):
+    return requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=headers or stack.admin,
+                         files={field: (name, data, "application/octet-stream")}, data={"title": "x"}, timeout=60)
+
+
+def _assert_error(r, status, code):
+    assert r.status_code == status, r.text
+    assert r.headers["Content-Type"].startswith("application/json")
+    err = r.json()["error"]
+    assert err["code"] == code and err["message"]
+    return err["message"]
+
+
+def _assert_nothing_written(stack, course):
+    with stack.db() as conn:
+        n = conn.execute("SELECT count(*) FROM lectures WHERE course_id=%s", (course,)).fetchone()[0]
+    assert n == 0
+    lectures_dir = stack.settings.media_dir / "lectures"
+    with stack.db() as conn:
+        known = {str(r[0]) for r in conn.execute("SELECT id FROM lectures").fetchall()}
+    leftovers = [p.name for p in lectures_dir.iterdir()] if lectures_dir.exists() else []
+    assert set(leftovers) <= known, f"orphaned media folders: {set(leftovers) - known}"
+
+
+def _lavfi(tmp_path, name, *args):
+    out = tmp_path / name
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", *args, str(out)], check=True)
+    return out.read_bytes()
+
+
+def test_zero_byte_upload(stack, course):
+    msg = _assert_error(_upload(stack, course, "empty.mp4", b""), 400, "empty_file")
+    assert "empty" in msg
+    _assert_nothing_written(stack, course)
+
+
+def test_text_file_renamed_mp4(stack, course):
+    msg = _assert_error(_upload(stack, course, "notes.mp4", b"these are my lecture notes\n" * 50), 422,
+                        "unprocessable_media")
+    assert "not a readable video" in msg
+    _assert_nothing_written(stack, course)
+
+
+def test_video_without_audio(stack, course, tmp_path):
+    data = _lavfi(tmp_path, "silent.mp4", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-t", "2",
+                  "-c:v", "libx264", "-pix_fmt", "yuv420p")
+    msg = _assert_error(_upload(stack, course, "silent.mp4", data), 422, "unprocessable_media")
+    assert "no audio" in msg
+    _assert_nothing_written(stack, course)
+
+
+def test_audio_only_file(stack, course, tmp_path):
+    data = _lavfi(tmp_path, "voice.mp4", "-f", "lavfi", "-i", "sine=frequency=440", "-t", "2", "-c:a", "aac")
+    msg = _assert_error(_upload(stack, course, "voice.mp4", data), 422, "unprocessable_media")
+    assert "no video" in msg
+    _assert_nothing_written(stack, course)
+
+
+def test_unsupported_extension(stack, course):
+    _assert_error(_upload(stack, course, "slides.pdf", b"%PDF-1.4"), 415, "unsupported_type")
+    _assert_nothing_written(stack, course)
+
+
+def test_no_file(stack, course):
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, data={"title": "x"},
+                      timeout=10)
+    _assert_error(r, 400, "missing_file")
+
+
+@pytest.mark.parametrize("course_id", [str(uuid.uuid4()), "not-a-uuid"])
+def test_unknown_course(stack, course_id):
+    _assert_error(_upload(stack, course_id, "a.mp4", b"x"), 404, "not_found")
+    _assert_error(requests.get(f"{stack.base}/api/courses/{course_id}", timeout=10), 404, "not_found")
+    r = requests.post(f"{stack.base}/api/courses/{course_id}/ask", json={"question": "what is hashing"}, timeout=10)
+    _assert_error(r, 404, "not_found")
+
+
+@pytest.mark.parametrize("body", [{"question": ""}, {"question": "   \n "}, {"question": None}, {}, {"question": 42},
+                                  {"question": "x" * 2001}])
+def test_bad_question(stack, course, body):
+    r = requests.post(f"{stack.base}/api/courses/{course}/ask", json=body, timeout=10)
+    _assert_error(r, 400, "invalid_question")
+
+
+def test_non_json_body(stack, course):
+    r = requests.post(f"{stack.base}/api/courses/{course}/ask", data="question=hi", timeout=10,
+                      headers={"Content-Type": "application/x-www-form-urlencoded"})
+    _assert_error(r, 400, "invalid_json")
+
+
+def test_unknown_lecture_and_answer(stack):
+    _assert_error(requests.get(f"{stack.base}/api/lectures/{uuid.uuid4()}", timeout=10), 404, "not_found")
+    _assert_error(requests.get(f"{stack.base}/api/lectures/nope/video", timeout=10), 404, "not_found")
+    r = requests.post(f"{stack.base}/api/answers/{uuid.uuid4()}/feedback", json={"rating": "up"}, timeout=10)
+    _assert_error(r, 404, "not_found")
+
+
+def test_auth_roles(stack, course):
+    from lecturecopilot import db
+    from services.gateway.auth import mint_token
+
+    pool = db.make_pool(stack.settings, max_size=1)
+    try:
+        student = mint_token(pool, "student", "s@example.edu")
+        instructor = mint_token(pool, "instructor", "i@example.edu")
+    finally:
+        pool.close()
+    url = f"{stack.base}/api/courses"
+    _assert_error(requests.post(url, json={"title": "x"}, timeout=10), 401, "unauthorized")
+    _assert_error(requests.post(url, json={"title": "x"}, headers={"Authorization": "Bearer wrong"}, timeout=10),
+                  401, "unauthorized")
+    _assert_error(requests.post(url, json={"title": "x"}, headers={"Authorization": f"Bearer {student}"},
+                                timeout=10), 403, "forbidden")
+    _assert_error(_upload(stack, course, "a.mp4", b"x", headers={"Authorization": f"Bearer {student}"}), 403,
+                  "forbidden")
+    r = requests.post(url, json={"title": "By instructor"}, headers={"Authorization": f"Bearer {instructor}"},
+                      timeout=10)
+    assert r.status_code == 201
+    _assert_error(requests.post(url, json={"title": "  "}, headers=stack.admin, timeout=10), 400, "invalid_title")
+
+
+def test_malformed_event_goes_to_dead_letter_and_pipeline_keeps_going(stack):
+    import nats
+
+    from lecturecopilot import bus
+
+    async def go():
+        nc = await nats.connect(stack.nats_url)
+        js = nc.jetstream()
+        sub = await js.subscribe(bus.DEAD_LETTER, stream=stack.settings.stream)
+        await js.publish(bus.UPLOADED, b"\xff\x00 definitely not protobuf", stream=stack.settings.stream,
+                         headers={"Nats-Msg-Id": f"garbage-{uuid.uuid4()}"})
+        msg = await sub.next_msg(timeout=30)
+        await nc.close()
+        return msg.data
+
+    data = asyncio.run(go())
+    assert data == b"\xff\x00 definitely not protobuf"
+    # the transcribe consumer is still alive and takes captions-only lectures
+    course = stack.create_course("After a poison message")
+    vtt = "WEBVTT\n\n00:01.000 --> 00:04.000\nA heap is a binary tree with the heap property.\n"
+    r = _upload(stack, course, "l.vtt", vtt.encode(), field="captions")
+    assert r.status_code == 202, r.text
+    assert stack.wait_ready(r.json()["lecture_id"], timeout_s=60)["status"] == "ready"

@@ -1,0 +1,31 @@
+import pytest
+
+from services.transcribe.core import parse_captions
+
+
+def test_webvtt_with_bom_crlf_and_no_hours(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_bytes("\ufeffWEBVTT\r\n\r\n01:02.500 --> 01:05.000\r\nHash tables <b>store</b> keys.\r\n\r\n"
+                  "01:05.000 --> 01:07.000\r\nChaining handles collisions.\r\n".encode("utf-8"))
+    words = parse_captions(f)
+    assert [w.word for w in words] == ["Hash", "tables", "store", "keys.", "Chaining", "handles", "collisions."]
+    assert words[0].start_s == pytest.approx(62.5)
+    assert words[3].end_s == pytest.approx(65.0, abs=0.01)
+    assert all(a.start_s <= b.start_s for a, b in zip(words, words[1:]))
+
+
+def test_srt(tmp_path):
+    f = tmp_path / "c.srt"
+    f.write_text("1\n00:00:01,000 --> 00:00:03,000\nMerge sort splits the array.\n\n"
+                 "2\n00:00:03,500 --> 00:00:05,000\nThen it merges.\n")
+    words = parse_captions(f)
+    assert words[0].word == "Merge" and words[0].start_s == pytest.approx(1.0)
+    assert words[-1].word == "merges." and words[-1].end_s == pytest.approx(5.0, abs=0.01)
+
+
+@pytest.mark.parametrize("content", ["WEBVTT\n\n", "this is not a caption file", ""])
+def test_unreadable_or_empty_captions(tmp_path, content):
+    f = tmp_path / "c.vtt"
+    f.write_text(content)
+    with pytest.raises(ValueError):
+        parse_captions(f)

@@ -1,0 +1,52 @@
+from services.index.core import TimedWord, make_segments, split_sentences
+
+
+def words_from(text: str, start: float = 0.0, rate_s: float = 0.4) -> list[TimedWord]:
+    out, t = [], start
+    for w in text.split():
+        out.append(TimedWord(t, t + rate_s * 0.9, w))
+        t += rate_s
+    return out
+
+
+def test_sentences_end_on_punctuation():
+    s = split_sentences(words_from("Hashing maps keys. Why? Because arrays are fast! Done"))
+    assert [x.text for x in s] == ["Hashing maps keys.", "Why?", "Because arrays are fast!", "Done"]
+    assert s[0].start_s == 0.0 and s[1].start_s == s[0].end_s + 0.4 - 0.36
+
+
+def test_unpunctuated_text_is_cut_by_length_and_pauses():
+    ws = words_from("word " * 200)  # 80 s without punctuation
+    s = split_sentences(ws, max_sentence_s=30)
+    assert len(s) >= 3 and all(x.end_s - x.start_s <= 30 for x in s)
+    paused = words_from("first part here") + words_from("second part", start=10.0)
+    assert [x.text for x in split_sentences(paused)] == ["first part here", "second part"]
+
+
+def test_segments_are_60_to_90_seconds_and_end_on_sentences():
+    text = " ".join(f"This is sentence number {i} of the lecture." for i in range(120))
+    ws = words_from(text)  # 8 words per sentence = 3.2 s, 384 s total
+    sents = split_sentences(ws)
+    segs = make_segments(sents)
+    assert len(segs) >= 4
+    for seg in segs:
+        assert seg.end_s - seg.start_s <= 90
+        assert seg.text.endswith(".")
+    for seg in segs[:-1]:
+        assert seg.end_s - seg.start_s >= 60 - 0.5
+    # nothing lost, nothing duplicated
+    assert sum(len(s.sentences) for s in segs) == len(sents)
+
+
+def test_sentence_longer_than_max_is_cut_by_words():
+    ws = words_from("a " * 300 + "end.", rate_s=0.5)  # one 150 s "sentence"
+    sents = split_sentences(ws, max_sentence_s=1000, pause_s=1000)
+    assert len(sents) == 1
+    segs = make_segments(sents)
+    assert len(segs) >= 2 and all(s.end_s - s.start_s <= 90 for s in segs)
+
+
+def test_short_tail_joins_previous_segment():
+    text = " ".join(f"Sentence {i} goes here." for i in range(21))  # 4 words = 1.6 s each
+    segs = make_segments(split_sentences(words_from(text, rate_s=1.0)))  # 4 s per sentence, 84 s
+    assert len(segs) == 1 and segs[0].end_s - segs[0].start_s <= 90
