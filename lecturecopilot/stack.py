@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+from contextlib import contextmanager
 import subprocess
 import sys
 import time
@@ -136,3 +137,121 @@ def down(settings: Settings, *, stop_embedded: bool = True) -> None:
             embedded.stop_embedded_nats(settings)
         if not settings.database_url:
             embedded.stop_embedded_postgres(settings)
+
+
+# -- an ephemeral stack for tests, evals and benchmarks -----------------------------------
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _reachable(host: str, port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex((host, port)) == 0
+
+
+async def _drop_lecture_streams(url: str, name: str) -> None:
+    import nats
+
+    nc = await nats.connect(url)
+    try:
+        js = nc.jetstream()
+        for info in await js.streams_info():
+            subjects = info.config.subjects or []
+            if info.config.name == name or any(x.startswith("lecture.") for x in subjects):
+                await js.delete_stream(info.config.name)
+    finally:
+        await nc.close()
+
+
+class Ephemeral:
+    """A running throw-away stack: ``base`` URL, ``admin`` headers, resolved store URLs."""
+
+    def __init__(self, settings: Settings, db_url: str, nats_url: str, admin_token: str):
+        self.settings = settings
+        self.base = f"http://127.0.0.1:{settings.gateway_port}"
+        self.db_url = db_url
+        self.nats_url = nats_url
+        self.admin = {"Authorization": f"Bearer {admin_token}"}
+
+    def create_course(self, title: str) -> str:
+        r = requests.post(f"{self.base}/api/courses", json={"title": title}, headers=self.admin, timeout=10)
+        if r.status_code != 201:
+            raise RuntimeError(f"creating a course failed: {r.status_code} {r.text}")
+        return r.json()["id"]
+
+    def wait_ready(self, lecture_id: str, timeout_s: float = 300) -> dict:
+        deadline = time.time() + timeout_s
+        st: dict = {}
+        while time.time() < deadline:
+            st = requests.get(f"{self.base}/api/lectures/{lecture_id}", timeout=10).json()
+            if st["status"] in ("ready", "failed"):
+                return st
+            time.sleep(0.3)
+        raise TimeoutError(f"lecture {lecture_id} not ready after {timeout_s} s: {st}")
+
+
+
+@contextmanager
+def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict | None = None):
+    """Starts a whole stack in ``data_dir`` on free ports and yields an :class:`Ephemeral`.
+
+    Uses the machine's Postgres (127.0.0.1:5432, a new database, dropped afterwards) and NATS
+    (127.0.0.1:4222, its own stream) when they answer, else embedded ones. Restores the
+    environment and stops everything on exit.
+    """
+    import asyncio
+    import secrets
+    import uuid
+
+    import psycopg
+
+    admin_token = "lc_test_" + secrets.token_urlsafe(12)
+    dbname = f"lc_test_{uuid.uuid4().hex[:10]}"
+    admin_url = None
+    env = {
+        "LC_DATA_DIR": str(data_dir), "LC_STREAM": "LC_TEST", "LC_WHISPER_MODEL": whisper_model,
+        "LC_ADMIN_TOKEN": admin_token, "LC_GATEWAY_PORT": str(_free_port()), "LC_INGEST_PORT": str(_free_port()),
+        "LC_ASK_PORT": str(_free_port()), "LC_HEALTH_PORT_TRANSCRIBE": str(_free_port()),
+        "LC_HEALTH_PORT_INDEX": str(_free_port()), "LC_HEALTH_PORT_ASK": str(_free_port()),
+        "LC_EMBEDDED_NATS_PORT": str(_free_port()), "LC_ACK_WAIT_S": "20", "LC_MAX_DELIVER": "3",
+        **(extra_env or {}),
+    }
+    if _reachable("127.0.0.1", 5432):
+        admin_url = "postgresql://postgres@127.0.0.1:5432/postgres"
+        with psycopg.connect(admin_url, autocommit=True) as c:
+            c.execute(f'CREATE DATABASE "{dbname}"')
+        env["DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{dbname}"
+    if _reachable("127.0.0.1", 4222):
+        env["NATS_URL"] = "nats://127.0.0.1:4222"
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    settings = Settings()
+    settings.data_dir = settings.data_dir.resolve()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    nats_url = embedded.nats_url(settings)
+    asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
+    try:
+        up(settings, quiet=True, timeout_s=240)
+        yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)
+    finally:
+        down(settings)
+        try:
+            asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
+        except Exception:
+            pass
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        if admin_url:
+            with psycopg.connect(admin_url, autocommit=True) as c:
+                c.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
