@@ -62,6 +62,18 @@ CREATE TABLE IF NOT EXISTS segments (
 );
 CREATE INDEX IF NOT EXISTS segments_course ON segments(course_id);
 
+-- Sub-chunks: ~20 s runs of whole sentences inside a segment (finer dense matching).
+CREATE TABLE IF NOT EXISTS subchunks (
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  idx int NOT NULL,
+  segment_idx int NOT NULL,
+  start_s double precision NOT NULL,
+  end_s double precision NOT NULL,
+  text text NOT NULL,
+  embedding real[] NOT NULL,
+  PRIMARY KEY (lecture_id, idx)
+);
+
 -- Sentences with times: the unit of extractive answers and citations.
 CREATE TABLE IF NOT EXISTS sentences (
   lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,

@@ -1,24 +1,48 @@
-"""Hybrid retrieval inside one course: dense + BM25 lists fused by reciprocal rank fusion.
+"""Hybrid retrieval inside one course: several ranked lists of segments, fused.
 
-RRF: score(d) = Σ_lists 1 / (k + rank_list(d)), k = 60 (Cormack, Clarke & Büttcher,
-"Reciprocal Rank Fusion outperforms Condorcet and individual Rank Learning Methods",
-SIGIR 2009). Each fused passage keeps its dense cosine for the relevance gate.
+Lists (see ``EmbeddedSearchIndex.search``): ``dense`` and ``bm25`` on segments, ``dense_sub``
+and ``bm25_sub`` on ~20 s sub-chunks max-pooled to their segment. Fusion:
+
+- ``rrf``: reciprocal rank fusion, score(d) = Σ_lists w_l / (k + rank_l(d)), k = 60
+  (Cormack, Clarke & Büttcher, SIGIR 2009).
+- ``weighted``: Σ_lists w_l · minmax_l(score_l(d)), scores min-max normalised per list and
+  query, a missing document scoring 0 — the weighted score fusion of the Cite-or-Decline
+  paper (dense weight 1.0, BM25 weight 1.25).
+
+Optional rerank: the top candidates are rescored by their best window of 1–3 consecutive
+sentences (cosine of the mean of the sentences' embeddings with the query), which finds a
+passage whose one spot answers the question even when the rest is about something else.
+Each passage keeps its best dense cosine (segment or sub-chunk) for the relevance gate.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from .search_index import EmbeddedSearchIndex, Hit
+from .search_index import ALL_COURSES, EmbeddedSearchIndex, Hit
 
 RRF_K = 60
 
 
+@dataclass(frozen=True)
+class RetrievalConfig:
+    """Which lists to fuse and how. The defaults are the operating point chosen on the dev set
+    (``python -m evals.retrieval``)."""
+
+    lists: tuple[str, ...] = ("dense", "bm25", "dense_sub")
+    fusion: str = "rrf"
+    weights: dict = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.25, "dense_sub": 1.0, "bm25_sub": 1.25})
+    rerank: bool = False
+    rerank_top: int = 12
+    rerank_weight: float = 1.0
+    depth: int = 30
+
+
 @dataclass
 class Passage:
-    """A retrieved segment (at most 90 s): fused ``score``, and ``cosine`` with the query."""
+    """A retrieved segment (at most 90 s): fused ``score``, best dense ``cosine`` with the query."""
 
     hit: Hit
     score: float
@@ -26,31 +50,76 @@ class Passage:
     bm25: float
 
 
-def rrf(lists: list[list[Hit]], k: int = RRF_K) -> dict[str, float]:
-    """Reciprocal rank fusion of ranked lists of hits; returns point id → fused score."""
+def rrf(lists: dict[str, list[Hit]], weights: dict[str, float], k: int = RRF_K) -> dict[str, float]:
+    """Weighted reciprocal rank fusion; returns segment point id → fused score."""
     fused: dict[str, float] = {}
-    for hits in lists:
+    for name, hits in lists.items():
+        w = weights.get(name, 1.0)
         for rank, h in enumerate(hits, start=1):
-            fused[h.point_id] = fused.get(h.point_id, 0.0) + 1.0 / (k + rank)
+            fused[h.point_id] = fused.get(h.point_id, 0.0) + w / (k + rank)
     return fused
 
 
+def weighted(lists: dict[str, list[Hit]], weights: dict[str, float]) -> dict[str, float]:
+    """Weighted sum of per-list min-max normalised scores; returns point id → fused score."""
+    fused: dict[str, float] = {}
+    for name, hits in lists.items():
+        if not hits:
+            continue
+        scores = [h.score for h in hits]
+        lo, hi = min(scores), max(scores)
+        w = weights.get(name, 1.0)
+        for h in hits:
+            norm = (h.score - lo) / (hi - lo) if hi > lo else 1.0
+            fused[h.point_id] = fused.get(h.point_id, 0.0) + w * norm
+    return fused
+
+
+def window_score(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, max_window: int = 3) -> float:
+    """Best cosine between the query and a window of 1..``max_window`` consecutive sentences
+    of the segment (window vector = normalised mean of its sentence embeddings)."""
+    entry = index.sentences.get((hit.lecture_id, hit.segment_idx))
+    if not entry:
+        return 0.0
+    _, vecs = entry
+    best = -1.0
+    csum = np.vstack([np.zeros((1, vecs.shape[1]), dtype="float32"), np.cumsum(vecs, axis=0)])
+    n = len(vecs)
+    for w in range(1, min(max_window, n) + 1):
+        sums = csum[w:] - csum[:-w]
+        norms = np.linalg.norm(sums, axis=1) + 1e-9
+        best = max(best, float(((sums @ query_vec) / norms).max()))
+    return best
+
+
 def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None, query_vec: np.ndarray,
-             query: str, k: int = 6, depth: int = 30) -> list[Passage]:
-    """The ``k`` best passages of the course (or lecture), best first. Syncs the index first."""
-    index.sync_course(course_id)
-    dense, sparse = index.search(course_id, lecture_id, query_vec, query, depth)
-    fused = rrf([dense, sparse])
-    by_id = {h.point_id: h for h in dense + sparse}
-    cos = {h.point_id: h.score for h in dense}
-    bm = {h.point_id: h.score for h in sparse}
-    order = sorted(fused, key=lambda pid: -fused[pid])[:k]
+             query: str, k: int = 6, config: RetrievalConfig | None = None) -> list[Passage]:
+    """The ``k`` best segments of the course (or lecture), best first. Syncs the index first."""
+    cfg = config or RetrievalConfig()
+    if course_id != ALL_COURSES:
+        index.sync_course(course_id)
+    all_lists = index.search(course_id, lecture_id, query_vec, query, cfg.depth)
+    lists = {name: all_lists[name] for name in cfg.lists}
+    fused = (rrf if cfg.fusion == "rrf" else weighted)(lists, cfg.weights)
+    by_id: dict[str, Hit] = {}
+    for hits in all_lists.values():
+        for h in hits:
+            by_id.setdefault(h.point_id, h)
+    cos: dict[str, float] = {}
+    for name in ("dense", "dense_sub"):
+        for h in all_lists[name]:
+            cos[h.point_id] = max(cos.get(h.point_id, -1.0), h.score)
+    bm = {h.point_id: h.score for h in all_lists["bm25"]}
+    order = sorted(fused, key=lambda pid: -fused[pid])
+    if cfg.rerank and order:
+        top = order[:cfg.rerank_top]
+        hi = fused[top[0]]
+        rescored = {pid: fused[pid] / hi + cfg.rerank_weight * window_score(index, by_id[pid], query_vec)
+                    for pid in top}
+        order = sorted(top, key=lambda pid: -rescored[pid]) + order[cfg.rerank_top:]
+        fused = {**fused, **rescored}
     out = []
-    for pid in order:
+    for pid in order[:k]:
         hit = by_id[pid]
-        c = cos.get(pid)
-        if c is None:  # not in the dense top-depth: compute from the stored sentences' mean
-            sents = index.sentences.get((hit.lecture_id, hit.segment_idx))
-            c = float((sents[1] @ query_vec).max()) if sents else 0.0
-        out.append(Passage(hit=hit, score=fused[pid], cosine=float(c), bm25=bm.get(pid, 0.0)))
+        out.append(Passage(hit=hit, score=fused[pid], cosine=cos.get(pid, 0.0), bm25=bm.get(pid, 0.0)))
     return out

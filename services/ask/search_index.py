@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,10 +50,18 @@ class IndexedSentence:
     text: str
 
 
-def _course_filter(course_id: str, lecture_id: str | None) -> q.Filter:
-    must = [q.FieldCondition(key="course_id", match=q.MatchValue(course_id))]
+ALL_COURSES = "*all-courses*"  # evaluation only: the isolation-off ablation; never reachable from the API
+SEGMENT = "segment"
+SUBCHUNK = "subchunk"
+
+
+def _course_filter(course_id: str, lecture_id: str | None, kind: str | None = None) -> q.Filter:
+    """The hard filter of every query: the active course (and lecture), one kind of point."""
+    must = [] if course_id == ALL_COURSES else [q.FieldCondition(key="course_id", match=q.MatchValue(course_id))]
     if lecture_id:
         must.append(q.FieldCondition(key="lecture_id", match=q.MatchValue(lecture_id)))
+    if kind:
+        must.append(q.FieldCondition(key="kind", match=q.MatchValue(kind)))
     return q.Filter(must=must)
 
 
@@ -71,11 +80,14 @@ class EmbeddedSearchIndex:
         self.shard = q.EdgeShard.create(str(path), cfg)
         self.shard.update(q.UpdateOperation.create_field_index("course_id", q.PayloadSchemaType.Keyword))
         self.shard.update(q.UpdateOperation.create_field_index("lecture_id", q.PayloadSchemaType.Keyword))
+        self.shard.update(q.UpdateOperation.create_field_index("kind", q.PayloadSchemaType.Keyword))
         self.bm25 = q.Bm25(q.Bm25Config(language="english"))
         self._lock = threading.RLock()
         self._synced: dict[str, dict[str, object]] = {}  # course_id -> {lecture_id: indexed_at}
         # (lecture_id, segment_idx) -> sentences with their embeddings, for the extractive writer
         self.sentences: dict[tuple[str, int], tuple[list[IndexedSentence], np.ndarray]] = {}
+        # (lecture_id, segment_idx) -> the segment as a Hit (score 0), to map sub-chunk hits to
+        self.segments: dict[tuple[str, int], Hit] = {}
 
     # -- sync ---------------------------------------------------------------------------
     def sync_course(self, course_id: str) -> None:
@@ -103,6 +115,8 @@ class EmbeddedSearchIndex:
             q.Filter(must=[q.FieldCondition(key="lecture_id", match=q.MatchValue(lecture_id))])))
         for key in [k for k in self.sentences if k[0] == lecture_id]:
             del self.sentences[key]
+        for key in [k for k in self.segments if k[0] == lecture_id]:
+            del self.segments[key]
 
     def _load_lecture(self, course_id: str, lecture_id: str, number: int) -> None:
         with self.pool.connection() as conn:
@@ -110,13 +124,21 @@ class EmbeddedSearchIndex:
                                 "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
             sents = conn.execute("SELECT segment_idx, start_s, end_s, text, embedding FROM sentences "
                                  "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
+            subs = conn.execute("SELECT idx, segment_idx, start_s, end_s, text, embedding FROM subchunks "
+                                "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
         self._drop_lecture(lecture_id)
-        points = [
-            q.Point(s["id"], {DENSE: list(s["embedding"]), SPARSE: self.bm25.embed_document(s["text"])},
-                    {"course_id": course_id, "lecture_id": lecture_id, "lecture_number": number,
-                     "segment_idx": s["idx"], "start_s": s["start_s"], "end_s": s["end_s"], "text": s["text"]})
-            for s in segs
-        ]
+
+        def point(pid: str, kind: str, seg_idx: int, r: dict) -> q.Point:
+            return q.Point(pid, {DENSE: list(r["embedding"]), SPARSE: self.bm25.embed_document(r["text"])},
+                           {"course_id": course_id, "lecture_id": lecture_id, "lecture_number": number, "kind": kind,
+                            "segment_idx": seg_idx, "start_s": r["start_s"], "end_s": r["end_s"], "text": r["text"]})
+
+        points = [point(s["id"], SEGMENT, s["idx"], s) for s in segs]
+        points += [point(str(uuid.uuid5(uuid.UUID(lecture_id), f"subchunk:{c['idx']}")), SUBCHUNK, c["segment_idx"], c)
+                   for c in subs]
+        for s in segs:
+            self.segments[(lecture_id, s["idx"])] = Hit(s["id"], lecture_id, number, s["idx"], s["start_s"],
+                                                        s["end_s"], s["text"], 0.0)
         if points:
             self.shard.update(q.UpdateOperation.upsert_points(points))
         grouped: dict[int, list[dict]] = {}
@@ -130,24 +152,49 @@ class EmbeddedSearchIndex:
 
     # -- queries ------------------------------------------------------------------------
     def search(self, course_id: str, lecture_id: str | None, dense: np.ndarray, text: str,
-               limit: int) -> tuple[list[Hit], list[Hit]]:
-        """Two ranked lists inside the course (and lecture): dense cosine and sparse BM25."""
-        f = _course_filter(course_id, lecture_id)
+               limit: int) -> dict[str, list[Hit]]:
+        """Ranked lists inside the course (and lecture), each of segments, best first:
+
+        - ``dense`` / ``bm25``: segments by cosine / by BM25 (IDF over the course);
+        - ``dense_sub`` / ``bm25_sub``: sub-chunks by cosine / BM25, each segment scored by its
+          best sub-chunk (max-pooling), so the unit returned is always the segment (≤ 90 s).
+        """
+        seg_f = _course_filter(course_id, lecture_id, SEGMENT)
+        sub_f = _course_filter(course_id, lecture_id, SUBCHUNK)
+        sparse_q = self.bm25.embed_query(text)
         reqs = q.QueryBatchRequest([
-            q.QueryRequest(limit=limit, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=f,
+            q.QueryRequest(limit=limit, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=seg_f,
                            with_payload=True),
-            q.QueryRequest(limit=limit, query=q.Query.Nearest(self.bm25.embed_query(text), using=SPARSE),
-                           filter=f, params=q.SearchParams(idf=q.IdfParams(corpus=f)), with_payload=True),
+            q.QueryRequest(limit=limit, query=q.Query.Nearest(sparse_q, using=SPARSE), filter=seg_f,
+                           params=q.SearchParams(idf=q.IdfParams(corpus=seg_f)), with_payload=True),
+            q.QueryRequest(limit=limit * 3, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=sub_f,
+                           with_payload=True),
+            q.QueryRequest(limit=limit * 3, query=q.Query.Nearest(sparse_q, using=SPARSE), filter=sub_f,
+                           params=q.SearchParams(idf=q.IdfParams(corpus=sub_f)), with_payload=True),
         ])
         with self._lock:
-            dense_res, sparse_res = self.shard.query_batch(reqs)
+            dense_seg, bm25_seg, dense_sub, bm25_sub = self.shard.query_batch(reqs)
 
         def hits(res) -> list[Hit]:
             return [Hit(str(p.id), p.payload["lecture_id"], int(p.payload["lecture_number"]),
                         int(p.payload["segment_idx"]), float(p.payload["start_s"]), float(p.payload["end_s"]),
                         p.payload["text"], float(p.score)) for p in res]
 
-        return hits(dense_res), hits(sparse_res)
+        def pooled(res) -> list[Hit]:
+            best: dict[tuple[str, int], float] = {}
+            for p in res:  # results come best first: the first per segment is its max
+                key = (p.payload["lecture_id"], int(p.payload["segment_idx"]))
+                if key not in best and key in self.segments:
+                    best[key] = float(p.score)
+            out = []
+            for key, score in list(best.items())[:limit]:
+                h = self.segments[key]
+                out.append(Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s,
+                               h.text, score))
+            return out
+
+        return {"dense": hits(dense_seg), "bm25": hits(bm25_seg), "dense_sub": pooled(dense_sub),
+                "bm25_sub": pooled(bm25_sub)}
 
     def close(self) -> None:
         with self._lock:

@@ -107,3 +107,35 @@ def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_
         else:
             segments.append(tail)
     return segments
+
+
+@dataclass
+class SubChunk:
+    """About ``target_s`` seconds of whole sentences inside one segment."""
+
+    segment_idx: int
+    start_s: float
+    end_s: float
+    text: str
+
+
+def make_subchunks(segments: Sequence[Segment], *, target_s: float = 20.0) -> list[SubChunk]:
+    """Cuts every segment into runs of whole sentences of about ``target_s`` seconds: a run
+    closes at the first sentence end at or after ``target_s``; a short last run (under half
+    of ``target_s``) joins the previous run of the same segment."""
+    out: list[SubChunk] = []
+    for si, seg in enumerate(segments):
+        runs: list[list[Sentence]] = []
+        cur: list[Sentence] = []
+        for s in seg.sentences:
+            cur.append(s)
+            if cur[-1].end_s - cur[0].start_s >= target_s:
+                runs.append(cur)
+                cur = []
+        if cur:
+            if runs and cur[-1].end_s - cur[0].start_s < target_s / 2:
+                runs[-1] = runs[-1] + cur
+            else:
+                runs.append(cur)
+        out.extend(SubChunk(si, r[0].start_s, r[-1].end_s, " ".join(x.text for x in r)) for r in runs)
+    return out

@@ -15,12 +15,12 @@ log = logging.getLogger(__name__)
 
 
 def segment_id(lecture_id: str, idx: int) -> str:
-    """Deterministic point id: re-indexing a lecture replaces its points, never duplicates them."""
+    """Deterministic row id: re-indexing a lecture replaces its rows, never duplicates them."""
     return str(uuid.uuid5(uuid.UUID(lecture_id), f"segment:{idx}"))
 
 
 def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
-    """``lecture.slides_read`` → segments + sentences with embeddings → ``lecture.indexed``.
+    """``lecture.slides_read`` → segments, sub-chunks and sentences with embeddings → ``lecture.indexed``.
 
     Raises :class:`PermanentError` when the lecture has no transcript.
     """
@@ -38,10 +38,13 @@ def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
     ctx.progress(0.4)
     flat = [(si, s) for si, seg in enumerate(segments) for s in seg.sentences]
     sent_vecs = models.embed(name, [s.text for _, s in flat])
+    subchunks = core.make_subchunks(segments)
+    sub_vecs = models.embed(name, [c.text for c in subchunks])
     ctx.progress(0.9)
     with ctx.pool.connection() as conn, conn.transaction():
         conn.execute("DELETE FROM segments WHERE lecture_id=%s", (ctx.lecture_id,))
         conn.execute("DELETE FROM sentences WHERE lecture_id=%s", (ctx.lecture_id,))
+        conn.execute("DELETE FROM subchunks WHERE lecture_id=%s", (ctx.lecture_id,))
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO segments (id, lecture_id, course_id, idx, start_s, end_s, text, embedding) "
@@ -54,6 +57,12 @@ def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
                 "VALUES (%s,%s,%s,%s,%s,%s,%s)",
                 [(ctx.lecture_id, j, si, s.start_s, s.end_s, s.text, sent_vecs[j].tolist())
                  for j, (si, s) in enumerate(flat)],
+            )
+            cur.executemany(
+                "INSERT INTO subchunks (lecture_id, idx, segment_idx, start_s, end_s, text, embedding) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                [(ctx.lecture_id, j, c.segment_idx, c.start_s, c.end_s, c.text, sub_vecs[j].tolist())
+                 for j, c in enumerate(subchunks)],
             )
         conn.execute("UPDATE lectures SET indexed_at=clock_timestamp(), status='ready', stage='ready', "
                      "progress=1, error=NULL, updated_at=now() WHERE id=%s", (ctx.lecture_id,))

@@ -1,0 +1,311 @@
+"""Retrieval evaluation on the MIT 6.006 dev set, scored the way the published systems were.
+
+    .venv/bin/python -m evals.retrieval            # full table -> evals/results/
+    .venv/bin/python -m evals.retrieval --quick    # the default configuration only
+
+The course is loaded through the product's own path: each lecture's transcript becomes a
+WebVTT file uploaded to ``POST /api/courses/{id}/lectures`` (captions import, no audio), and
+the pipeline (transcribe → slides → index over NATS) makes it ready. Questions then run
+through the product's own retrieval (``services.ask.retrieve``) in each configuration, and
+the default configuration also through ``POST /api/courses/{id}/search`` for latency.
+
+Hit rule (Lecture Copilot protocol): a retrieved passage of the gold lecture whose span
+overlaps the gold span (``start < gold_end and end > gold_start``); rank = first hit in the
+top 6; recall@k over covered questions; MRR with misses scoring 0. P@5, nDCG@5 (binary
+relevance, ideal = all gold-overlapping passages), timestamp hit@5 and video hit@5 follow
+the Cite-or-Decline paper. Every result passage is a segment of at most 90 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data" / "mit6006"
+RESULTS = ROOT / "evals" / "results"
+
+ANCHORS = [
+    {"name": "Lecture Copilot (ref.), search only, 150 q", "recall@1": 0.692, "recall@3": 0.833, "recall@6": 0.933,
+     "mrr": 0.774},
+    {"name": "Lecture Copilot (ref.), + cloud LLM reranker", "recall@1": 0.800, "recall@3": 0.892, "recall@6": 0.950,
+     "mrr": 0.854},
+    {"name": "Cite-or-Decline (EduVidQA, not same data), full", "ts_hit@5": 0.457, "video_hit@5": 0.747,
+     "p@5": 0.129, "mrr": 0.293, "ndcg@5": 0.330},
+    {"name": "Cite-or-Decline (EduVidQA, not same data), dense only", "ts_hit@5": 0.402, "video_hit@5": 0.684,
+     "p@5": 0.103, "mrr": 0.250, "ndcg@5": 0.283},
+]
+
+
+def _clock(t: float) -> str:
+    t = int(t)
+    return f"{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}.{0:03d}"
+
+
+def lecture_vtt(segments: list[dict]) -> str:
+    """WebVTT of one lecture: one cue per transcript segment (times in seconds)."""
+    out = ["WEBVTT", ""]
+    for s in segments:
+        a, b = s["start_s"], s["end_s"]
+        out += [f"{_clock(a)[:-4]}.{int(round(a % 1 * 1000)):03d} --> {_clock(b)[:-4]}.{int(round(b % 1 * 1000)):03d}",
+                s["text"].strip(), ""]
+    return "\n".join(out)
+
+
+def load_jsonl(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+
+def upload_course(eph, title: str, by_lecture: dict[int, list[dict]], titles: dict[int, str]) -> tuple[str, dict]:
+    """Creates a course and uploads each lecture's captions through the public API; waits for ready.
+
+    Returns (course_id, {lecture_no: lecture_id})."""
+    course = eph.create_course(title)
+    ids = {}
+    for no, segs in sorted(by_lecture.items()):
+        r = requests.post(f"{eph.base}/api/courses/{course}/lectures", headers=eph.admin,
+                          files={"captions": (f"lecture{no}.vtt", lecture_vtt(segs).encode(), "text/vtt")},
+                          data={"title": titles[no], "number": str(no)}, timeout=60)
+        r.raise_for_status()
+        ids[no] = r.json()["lecture_id"]
+    for lid in ids.values():
+        st = eph.wait_ready(lid, timeout_s=600)
+        if st["status"] != "ready":
+            raise RuntimeError(f"lecture {lid} failed: {st['error']}")
+    return course, ids
+
+
+def distractor_lectures(by_lecture: dict[int, list[dict]], seed: int = 7) -> dict[int, list[dict]]:
+    """Another course made of the same lectures' text, segments shuffled and re-timed: what
+    "isolation off" is up against when several courses share one index."""
+    rnd = random.Random(seed)
+    out = {}
+    for no, segs in by_lecture.items():
+        texts = [s["text"] for s in segs]
+        rnd.shuffle(texts)
+        t, rows = 0.0, []
+        for text in texts:
+            d = 45 + rnd.random() * 30
+            rows.append({"start_s": t, "end_s": t + d, "text": text})
+            t += d
+        out[no] = rows
+    return out
+
+
+@dataclass
+class Scores:
+    n_covered: int
+    recall_1: float
+    recall_3: float
+    recall_6: float
+    mrr: float
+    p_5: float
+    ndcg_5: float
+    ts_hit_5: float
+    video_hit_5: float
+    other_course_results: int
+    max_passage_s: float
+
+
+def score(results: list[list], questions: list[dict], lecture_of: dict[str, int], relevant_count: list[int],
+          main_lectures: set[str]) -> Scores:
+    """Metrics over covered questions; ``results[i]`` are passages for ``questions[i]``."""
+    r1 = r3 = r6 = rr = p5 = nd = ts = vh = 0.0
+    n = 0
+    other = 0
+    longest = 0.0
+    for q, res, n_rel in zip(questions, results, relevant_count):
+        other += sum(1 for p in res if p.hit.lecture_id not in main_lectures)
+        longest = max([longest] + [p.hit.end_s - p.hit.start_s for p in res])
+        if not q["covered"]:
+            continue
+        n += 1
+        hits = [p.hit.lecture_id in main_lectures and lecture_of.get(p.hit.lecture_id) == q["lecture_no"]
+                and p.hit.start_s < q["gold_end_s"] and p.hit.end_s > q["gold_start_s"] for p in res[:6]]
+        rank = next((i + 1 for i, h in enumerate(hits) if h), None)
+        if rank:
+            r1 += rank <= 1
+            r3 += rank <= 3
+            r6 += rank <= 6
+            rr += 1.0 / rank
+        top5 = hits[:5]
+        p5 += sum(top5) / 5
+        dcg = sum(1 / math.log2(i + 2) for i, h in enumerate(top5) if h)
+        ideal = sum(1 / math.log2(i + 2) for i in range(min(5, max(1, n_rel))))
+        nd += dcg / ideal
+        ts += any(top5)
+        vh += any(p.hit.lecture_id in main_lectures and lecture_of.get(p.hit.lecture_id) == q["lecture_no"]
+                  for p in res[:5])
+    return Scores(n, r1 / n, r3 / n, r6 / n, rr / n, p5 / n, nd / n, ts / n, vh / n, other, longest)
+
+
+def configurations():
+    from services.ask.retrieve import RetrievalConfig
+
+    base = RetrievalConfig()
+    return [
+        ("dense only (segments)", replace(base, lists=("dense",))),
+        ("+ BM25 (RRF)", replace(base, lists=("dense", "bm25"))),
+        ("+ BM25 (weighted, paper)", replace(base, lists=("dense", "bm25"), fusion="weighted")),
+        ("+ sub-chunks (RRF)", replace(base, lists=("dense", "bm25", "dense_sub"))),
+        ("+ sub-chunks (weighted)", replace(base, lists=("dense", "bm25", "dense_sub"), fusion="weighted")),
+        ("+ sub-chunk BM25 (RRF)", replace(base, lists=("dense", "bm25", "dense_sub", "bm25_sub"))),
+        ("+ sentence-window rerank (RRF)", replace(base, lists=("dense", "bm25", "dense_sub"), rerank=True)),
+        ("+ sentence-window rerank (weighted)", replace(base, lists=("dense", "bm25", "dense_sub"), fusion="weighted",
+                                                        rerank=True)),
+        ("default", base),
+    ]
+
+
+def run(quick: bool = False, out_dir: Path = RESULTS) -> dict:
+    """Runs the evaluation (see module docstring); returns the result dict and writes files."""
+    from lecturecopilot import db, models
+    from lecturecopilot.settings import Settings
+    from lecturecopilot.stack import ephemeral
+    from services.ask import gate
+    from services.ask.retrieve import retrieve
+    from services.ask.search_index import ALL_COURSES, EmbeddedSearchIndex
+
+    segments = load_jsonl(DATA / "segments.jsonl")
+    lectures = load_jsonl(DATA / "lectures.jsonl")
+    questions = load_jsonl(DATA / "questions_dev.jsonl")
+    by_lecture: dict[int, list[dict]] = {}
+    for s in segments:
+        by_lecture.setdefault(s["lecture_no"], []).append(s)
+    titles = {l["lecture_no"]: l["lecture_title"] for l in lectures}
+
+    with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
+        t0 = time.time()
+        course, ids = upload_course(eph, "MIT 6.006 Introduction to Algorithms (eval)", by_lecture, titles)
+        other_course, _ = upload_course(eph, "Shuffled copy (distractor course)", distractor_lectures(by_lecture),
+                                        titles)
+        ingest_s = time.time() - t0
+        lecture_of = {lid: no for no, lid in ids.items()}
+        main = set(ids.values())
+        settings = Settings()
+        pool = db.make_pool(settings, max_size=2)
+        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-eval", pool)
+        index.sync_course(course)
+        index.sync_course(other_course)
+        qvecs = models.embed(settings.embed_model, [q["question"] for q in questions])
+        # relevant passages per question (for nDCG's ideal): segments of the gold lecture overlapping gold
+        with pool.connection() as conn:
+            seg_rows = conn.execute("SELECT lecture_id::text AS l, start_s, end_s FROM segments").fetchall()
+        n_rel = [sum(1 for r in seg_rows if lecture_of.get(r["l"]) == q.get("lecture_no")
+                     and r["start_s"] < (q.get("gold_end_s") or -1) and r["end_s"] > (q.get("gold_start_s") or 1e9))
+                 for q in questions]
+
+        rows = []
+        configs = configurations()
+        if quick:
+            configs = [c for c in configs if c[0] == "default"]
+        for name, cfg in configs:
+            times, results = [], []
+            for q, v in zip(questions, qvecs):
+                t = time.perf_counter()
+                results.append(retrieve(index, course, None, v, q["question"], k=6, config=cfg))
+                times.append((time.perf_counter() - t) * 1000)
+            sc = score(results, questions, lecture_of, n_rel, main)
+            cos = [gate.evidence(r) for r in results]
+            rows.append({"name": name, **asdict(sc), "p50_ms": statistics.median(times),
+                         "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))], "config": repr(cfg),
+                         "_evidence": cos})
+            print(f"{name:<40} r@1 {sc.recall_1:.3f} r@3 {sc.recall_3:.3f} r@6 {sc.recall_6:.3f} "
+                  f"MRR {sc.mrr:.3f} nDCG@5 {sc.ndcg_5:.3f}", file=sys.stderr)
+        if not quick:
+            from services.ask.retrieve import RetrievalConfig
+
+            results = [retrieve(index, ALL_COURSES, None, v, q["question"], k=6, config=RetrievalConfig())
+                       for q, v in zip(questions, qvecs)]
+            sc = score(results, questions, lecture_of, n_rel, main)
+            rows.append({"name": "default, course isolation OFF (2 courses in one pool)", **asdict(sc),
+                         "p50_ms": None, "p95_ms": None, "config": "ALL_COURSES"})
+
+        # the gate at the operating threshold, on the default configuration
+        default = next(r for r in rows if r["name"] == "default")
+        ev = default.pop("_evidence")
+        for r in rows:
+            r.pop("_evidence", None)
+        thr = settings.gate_min_cosine
+        unc = [e for e, q in zip(ev, questions) if not q["covered"]]
+        cov = [e for e, q in zip(ev, questions) if q["covered"]]
+        decisions = {
+            "threshold": thr,
+            "uncovered_declined": sum(e < thr for e in unc) / len(unc),
+            "covered_wrongly_declined": sum(e < thr for e in cov) / len(cov),
+            "right_call": (sum(e < thr for e in unc) + sum(e >= thr for e in cov)) / len(questions),
+        }
+        # latency through the HTTP API (default configuration)
+        http = []
+        for q in questions:
+            t = time.perf_counter()
+            r = requests.post(f"{eph.base}/api/courses/{course}/search", json={"query": q["question"], "k": 6},
+                              timeout=30)
+            r.raise_for_status()
+            http.append((time.perf_counter() - t) * 1000)
+        index.close()
+        pool.close()
+
+    result = {
+        "dataset": "MIT 6.006 dev (90 questions: 72 covered, 18 not)", "questions": len(questions),
+        "ingest_s": round(ingest_s, 1), "rows": rows, "decisions": decisions,
+        "http_search_ms": {"p50": statistics.median(http), "p95": sorted(http)[int(0.95 * (len(http) - 1))]},
+        "anchors": ANCHORS, "command": "python -m evals.retrieval" + (" --quick" if quick else ""),
+        "machine": "2 cores, no GPU",
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    name = "retrieval-quick" if quick else "retrieval"
+    (out_dir / f"{name}-{stamp}.json").write_text(json.dumps(result, indent=2))
+    (out_dir / f"{name}-latest.json").write_text(json.dumps(result, indent=2))
+    if not quick:
+        (out_dir / "retrieval.md").write_text(markdown(result))
+    return result
+
+
+def markdown(result: dict) -> str:
+    """The table: ours (each configuration) beside the anchors, then the gate and latency."""
+    f = lambda v: "" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
+    lines = [f"Dev set: {result['dataset']}; command `{result['command']}`; {result['machine']}.", "",
+             "| system | r@1 | r@3 | r@6 | MRR | nDCG@5 | P@5 | ts hit@5 | video hit@5 | other-course results | p50 ms | p95 ms |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in result["rows"]:
+        lines.append(f"| {r['name']} | {f(r['recall_1'])} | {f(r['recall_3'])} | {f(r['recall_6'])} | {f(r['mrr'])} | "
+                     f"{f(r['ndcg_5'])} | {f(r['p_5'])} | {f(r['ts_hit_5'])} | {f(r['video_hit_5'])} | "
+                     f"{r['other_course_results']} | {f(r['p50_ms'])} | {f(r['p95_ms'])} |")
+    for a in result["anchors"]:
+        lines.append(f"| *{a['name']}* | {f(a.get('recall@1'))} | {f(a.get('recall@3'))} | {f(a.get('recall@6'))} | "
+                     f"{f(a.get('mrr'))} | {f(a.get('ndcg@5'))} | {f(a.get('p@5'))} | {f(a.get('ts_hit@5'))} | "
+                     f"{f(a.get('video_hit@5'))} | | | |")
+    d = result["decisions"]
+    lines += ["", f"Gate (best dense cosine ≥ {d['threshold']}): uncovered declined {d['uncovered_declined']:.3f}, "
+                  f"covered wrongly declined {d['covered_wrongly_declined']:.3f}, right call {d['right_call']:.3f}.",
+              f"Search through the HTTP API (default configuration, 90 queries): p50 "
+              f"{result['http_search_ms']['p50']:.1f} ms, p95 {result['http_search_ms']['p95']:.1f} ms. "
+              f"Loading the course through the captions path took {result['ingest_s']} s.", ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="only the default configuration")
+    args = parser.parse_args()
+    result = run(quick=args.quick)
+    if not args.quick:
+        print(markdown(result))
+    else:
+        print(json.dumps({k: v for k, v in result["rows"][0].items() if k != "config"}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
