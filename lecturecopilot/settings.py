@@ -49,7 +49,8 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 2 * 1024**3
     max_duration_s: float = 2 * 3600.0
 
-    gate_min_cosine: float = Field(default=0.30, description="Relevance gate: minimum dense cosine of the best passage.")
+    gate_threshold: float = Field(default=0.80, description="Relevance gate: window cosine + weight x coverage must reach this.")
+    gate_coverage_weight: float = 0.5
 
     @property
     def media_dir(self) -> Path:

@@ -31,12 +31,18 @@ class RetrievalConfig:
     """Which lists to fuse and how. The defaults are the operating point chosen on the dev set
     (``python -m evals.retrieval``)."""
 
-    lists: tuple[str, ...] = ("dense", "bm25", "dense_sub")
+    lists: tuple[str, ...] = ("dense", "bm25", "dense_sent")
     fusion: str = "rrf"
-    weights: dict = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.25, "dense_sub": 1.0, "bm25_sub": 1.25})
+    weights: dict = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5, "dense_sub": 1.0, "bm25_sub": 1.5,
+                                                   "dense_sent": 1.0})
     rerank: bool = False
     rerank_top: int = 12
     rerank_weight: float = 1.0
+    center: bool = False
+    center_target_s: float = 60.0
+    prf_docs: int = 0          # pseudo-relevance feedback: re-query BM25 with terms of the top docs
+    prf_terms: int = 8
+    prf_weight: float = 0.4
     depth: int = 30
 
 
@@ -92,6 +98,65 @@ def window_score(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, ma
     return best
 
 
+def sentence_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
+                  depth: int) -> list[Hit]:
+    """Candidates of the other lists re-ranked by their best 1–3-sentence window's cosine."""
+    seen: dict[str, Hit] = {}
+    for hits in lists.values():
+        for h in hits:
+            seen.setdefault(h.point_id, h)
+    scored = [(window_score(index, h, query_vec), h) for h in seen.values()]
+    scored.sort(key=lambda x: -x[0])
+    return [Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, sc)
+            for sc, h in scored[:depth]]
+
+
+def _best_window(vecs: np.ndarray, query_vec: np.ndarray, lo: int, hi: int, max_window: int = 3) -> tuple[int, int]:
+    """Indices [i, j) of the best window of 1..max_window sentences inside [lo, hi)."""
+    best, arg = -2.0, (lo, lo + 1)
+    for i in range(lo, hi):
+        for j in range(i + 1, min(i + max_window, hi) + 1):
+            v = vecs[i:j].sum(axis=0)
+            c = float(v @ query_vec) / (float(np.linalg.norm(v)) + 1e-9)
+            if c > best:
+                best, arg = c, (i, j)
+    return arg
+
+
+def centered(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, target_s: float = 60.0,
+             max_s: float = 90.0) -> Hit:
+    """The passage re-centred on the evidence: the segment's best 1–3-sentence window, grown
+    sentence by sentence on whichever side keeps it centred (crossing the segment's edges)
+    up to ``target_s`` and never past ``max_s``. Same point id and score as ``hit``."""
+    entry = index.lecture_sentences.get(hit.lecture_id)
+    if not entry:
+        return hit
+    sents, vecs = entry
+    inside = [i for i, s in enumerate(sents) if s.start_s >= hit.start_s - 1e-6 and s.end_s <= hit.end_s + 1e-6]
+    if not inside:
+        return hit
+    i, j = _best_window(vecs, query_vec, inside[0], inside[-1] + 1)
+    mid = (sents[i].start_s + sents[j - 1].end_s) / 2
+    while sents[j - 1].end_s - sents[i].start_s < target_s:
+        left_ok = i > 0 and sents[j - 1].end_s - sents[i - 1].start_s <= max_s
+        right_ok = j < len(sents) and sents[j].end_s - sents[i].start_s <= max_s
+        if not (left_ok or right_ok):
+            break
+        if left_ok and (not right_ok or mid - sents[i].start_s <= sents[j - 1].end_s - mid):
+            i -= 1
+        else:
+            j += 1
+    return Hit(hit.point_id, hit.lecture_id, hit.lecture_number, hit.segment_idx, sents[i].start_s,
+               sents[j - 1].end_s, " ".join(s.text for s in sents[i:j]), hit.score)
+
+
+def _overlap(a: Hit, b: Hit) -> float:
+    if a.lecture_id != b.lecture_id:
+        return 0.0
+    inter = min(a.end_s, b.end_s) - max(a.start_s, b.start_s)
+    return max(0.0, inter) / max(1e-9, min(a.end_s - a.start_s, b.end_s - b.start_s))
+
+
 def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None, query_vec: np.ndarray,
              query: str, k: int = 6, config: RetrievalConfig | None = None) -> list[Passage]:
     """The ``k`` best segments of the course (or lecture), best first. Syncs the index first."""
@@ -99,6 +164,15 @@ def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None,
     if course_id != ALL_COURSES:
         index.sync_course(course_id)
     all_lists = index.search(course_id, lecture_id, query_vec, query, cfg.depth)
+    if cfg.prf_docs:
+        first = (rrf if cfg.fusion == "rrf" else weighted)({n: all_lists[n] for n in cfg.lists if n in all_lists},
+                                                           cfg.weights)
+        texts = {h.point_id: h.text for hits in all_lists.values() for h in hits}
+        top = sorted(first, key=lambda pid: -first[pid])[:cfg.prf_docs]
+        sparse = index.expanded_query(query, [texts[p] for p in top], cfg.prf_terms, cfg.prf_weight)
+        all_lists = index.search(course_id, lecture_id, query_vec, query, cfg.depth, sparse_query=sparse)
+    if "dense_sent" in cfg.lists:
+        all_lists["dense_sent"] = sentence_list(index, all_lists, query_vec, cfg.depth)
     lists = {name: all_lists[name] for name in cfg.lists}
     fused = (rrf if cfg.fusion == "rrf" else weighted)(lists, cfg.weights)
     by_id: dict[str, Hit] = {}
@@ -118,8 +192,14 @@ def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None,
                     for pid in top}
         order = sorted(top, key=lambda pid: -rescored[pid]) + order[cfg.rerank_top:]
         fused = {**fused, **rescored}
-    out = []
-    for pid in order[:k]:
+    out: list[Passage] = []
+    for pid in order:
         hit = by_id[pid]
+        if cfg.center:
+            hit = centered(index, hit, query_vec, cfg.center_target_s)
+            if any(_overlap(hit, p.hit) > 0.5 for p in out):
+                continue
         out.append(Passage(hit=hit, score=fused[pid], cosine=cos.get(pid, 0.0), bm25=bm.get(pid, 0.0)))
+        if len(out) == k:
+            break
     return out

@@ -88,6 +88,12 @@ class EmbeddedSearchIndex:
         self.sentences: dict[tuple[str, int], tuple[list[IndexedSentence], np.ndarray]] = {}
         # (lecture_id, segment_idx) -> the segment as a Hit (score 0), to map sub-chunk hits to
         self.segments: dict[tuple[str, int], Hit] = {}
+        # course vocabulary statistics for the gate: BM25 token ids per segment, per course
+        self.segment_tokens: dict[tuple[str, int], frozenset[int]] = {}
+        self.course_of: dict[str, str] = {}
+        self._df_cache: dict[str, tuple[int, dict[int, int]]] = {}
+        # lecture_id -> all its sentences in time order with their embeddings (centered passages)
+        self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
 
     # -- sync ---------------------------------------------------------------------------
     def sync_course(self, course_id: str) -> None:
@@ -117,6 +123,9 @@ class EmbeddedSearchIndex:
             del self.sentences[key]
         for key in [k for k in self.segments if k[0] == lecture_id]:
             del self.segments[key]
+            self.segment_tokens.pop(key, None)
+        self._df_cache.pop(self.course_of.pop(lecture_id, ""), None)
+        self.lecture_sentences.pop(lecture_id, None)
 
     def _load_lecture(self, course_id: str, lecture_id: str, number: int) -> None:
         with self.pool.connection() as conn:
@@ -136,11 +145,18 @@ class EmbeddedSearchIndex:
         points = [point(s["id"], SEGMENT, s["idx"], s) for s in segs]
         points += [point(str(uuid.uuid5(uuid.UUID(lecture_id), f"subchunk:{c['idx']}")), SUBCHUNK, c["segment_idx"], c)
                    for c in subs]
+        self.course_of[lecture_id] = course_id
+        self._df_cache.pop(course_id, None)
         for s in segs:
+            self.segment_tokens[(lecture_id, s["idx"])] = frozenset(self.bm25.embed_document(s["text"]).indices)
             self.segments[(lecture_id, s["idx"])] = Hit(s["id"], lecture_id, number, s["idx"], s["start_s"],
                                                         s["end_s"], s["text"], 0.0)
         if points:
             self.shard.update(q.UpdateOperation.upsert_points(points))
+        if sents:
+            self.lecture_sentences[lecture_id] = (
+                [IndexedSentence(r["start_s"], r["end_s"], r["text"]) for r in sents],
+                np.asarray([r["embedding"] for r in sents], dtype="float32"))
         grouped: dict[int, list[dict]] = {}
         for r in sents:
             grouped.setdefault(r["segment_idx"], []).append(r)
@@ -151,8 +167,40 @@ class EmbeddedSearchIndex:
             )
 
     # -- queries ------------------------------------------------------------------------
+    def course_df(self, course_id: str) -> tuple[int, dict[int, int]]:
+        """(number of segments, document frequency per BM25 token id) over the course's segments
+        only — statistics of one course never mix with another's."""
+        with self._lock:
+            cached = self._df_cache.get(course_id)
+            if cached is None:
+                df: dict[int, int] = {}
+                n = 0
+                for (lid, _), toks in self.segment_tokens.items():
+                    if self.course_of.get(lid) == course_id:
+                        n += 1
+                        for t in toks:
+                            df[t] = df.get(t, 0) + 1
+                cached = self._df_cache[course_id] = (n, df)
+            return cached
+
+    def expanded_query(self, text: str, feedback: list[str], terms: int = 8, weight: float = 0.4) -> q.SparseVector:
+        """BM25 query with pseudo-relevance feedback: the query's tokens (weight 1) plus the
+        ``terms`` tokens weighing most in the ``feedback`` passages (weight ``weight``); IDF
+        is applied by Qdrant at query time, so common tokens count little (RM3-style
+        expansion, Lavrenko & Croft 2001; Abdul-Jaleel et al. 2004)."""
+        base = self.bm25.embed_query(text)
+        mass: dict[int, float] = {}
+        for doc in feedback:
+            v = self.bm25.embed_document(doc)
+            total = sum(v.values) or 1.0
+            for i, x in zip(v.indices, v.values):
+                mass[i] = mass.get(i, 0.0) + x / total
+        own = set(base.indices)
+        extra = [i for i, _ in sorted(mass.items(), key=lambda kv: -kv[1]) if i not in own][:terms]
+        return q.SparseVector(list(base.indices) + extra, list(base.values) + [weight] * len(extra))
+
     def search(self, course_id: str, lecture_id: str | None, dense: np.ndarray, text: str,
-               limit: int) -> dict[str, list[Hit]]:
+               limit: int, sparse_query: q.SparseVector | None = None) -> dict[str, list[Hit]]:
         """Ranked lists inside the course (and lecture), each of segments, best first:
 
         - ``dense`` / ``bm25``: segments by cosine / by BM25 (IDF over the course);
@@ -161,7 +209,7 @@ class EmbeddedSearchIndex:
         """
         seg_f = _course_filter(course_id, lecture_id, SEGMENT)
         sub_f = _course_filter(course_id, lecture_id, SUBCHUNK)
-        sparse_q = self.bm25.embed_query(text)
+        sparse_q = sparse_query or self.bm25.embed_query(text)
         reqs = q.QueryBatchRequest([
             q.QueryRequest(limit=limit, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=seg_f,
                            with_payload=True),

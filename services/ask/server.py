@@ -88,7 +88,8 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, question, k=6)
         retrieve_ms = (time.perf_counter() - t0) * 1000
         sentences: list[write.CitedSentence] = []
-        if gate.covered(passages, self.settings.gate_min_cosine):
+        ev = gate.evidence(self.index, course_id, passages, question, qvec, self.settings.gate_coverage_weight)
+        if gate.covered(ev, self.settings.gate_threshold):
             sentences = write.extractive_answer(self.index, passages, question, qvec)
         declined = not sentences
         out_sentences = []
