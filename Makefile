@@ -1,7 +1,7 @@
 # Lecture Copilot — one entry point. See README.md.
 PY := .venv/bin/python
 
-.PHONY: setup setup-test demo up down test test-fast proto
+.PHONY: setup setup-test demo up down test test-fast proto eval bench
 
 setup:
 	@bash scripts/setup.sh
@@ -30,3 +30,11 @@ test-fast: setup-test
 
 proto: setup-test
 	PY=$(PY) bash scripts/gen_proto.sh
+
+## Retrieval evaluation on the MIT 6.006 dev set (writes evals/results/).
+eval: setup
+	$(PY) -m evals.retrieval
+
+## Search-index scale benchmark (writes bench/results/search_scale.json).
+bench: setup
+	$(PY) -m bench.search_scale --points 1000 10000 100000 1000000

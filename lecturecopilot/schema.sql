@@ -124,3 +124,7 @@ CREATE TABLE IF NOT EXISTS api_tokens (
   email text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- added with grounded answers
+ALTER TABLE answers ADD COLUMN IF NOT EXISTS rewritten_question text;
+ALTER TABLE answers ADD COLUMN IF NOT EXISTS reason text;

@@ -52,6 +52,20 @@ class Settings(BaseSettings):
     gate_threshold: float = Field(default=0.80, description="Relevance gate: window cosine + weight x coverage must reach this.")
     gate_coverage_weight: float = 0.5
 
+    # Cloud answer writers (optional; the product works with none). Tried in writer_order.
+    writer_order: str = "groq,gemini,openai"
+    writer_timeout_s: float = 10.0
+    groq_api_key: str | None = Field(default=None, validation_alias=AliasChoices("GROQ_API_KEY", "LC_GROQ_API_KEY"))
+    groq_model: str = "llama-3.3-70b-versatile"
+    groq_base_url: str | None = None
+    gemini_api_key: str | None = Field(default=None, validation_alias=AliasChoices(
+        "GEMINI_API_KEY", "GOOGLE_API_KEY", "LC_GEMINI_API_KEY"))
+    gemini_model: str = "gemini-2.5-flash"
+    gemini_base_url: str | None = None
+    openai_base_url: str | None = Field(default=None, description="An OpenAI-compatible server, e.g. Ollama's /v1.")
+    openai_api_key: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "LC_OPENAI_API_KEY"))
+    openai_model: str = "llama3.1"
+
     @property
     def media_dir(self) -> Path:
         """Folder of stored media (local object storage)."""

@@ -18,11 +18,11 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot import models
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
-from lecturecopilot.labels import citation_label
 from lecturecopilot.settings import Settings
 
-from . import gate, retrieve, write
+from . import compose, followup, gate, outline, refine, requests_policy, retrieve, write
 from .search_index import EmbeddedSearchIndex
+from .writers import configured_writers
 
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = 2000
@@ -44,6 +44,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         self.settings = settings
         self.pool = pool
         self.index = index
+        self.writers = configured_writers(settings)
 
     # -- helpers ---------------------------------------------------------------------------
     def _check(self, request, context) -> tuple[str, str | None, str]:
@@ -80,51 +81,101 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                             start_s=p.hit.start_s, end_s=p.hit.end_s, text=p.hit.text, score=p.score)
             for p in passages])
 
+    def _history(self, conversation_id: str, course_id: str, n: int = 3) -> list[str]:
+        """The last ``n`` standalone questions of the conversation (oldest first)."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT coalesce(rewritten_question, question) AS q FROM answers WHERE conversation_id=%s "
+                "AND course_id=%s ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
+        return [r["q"] for r in reversed(rows)]
+
+    def _lectures(self, course_id: str) -> list[outline.LectureInfo]:
+        with self.pool.connection() as conn:
+            rows = conn.execute("SELECT id::text AS id, number, title, duration_s FROM lectures "
+                                "WHERE course_id=%s AND status='ready' ORDER BY number", (course_id,)).fetchall()
+        return [outline.LectureInfo(r["id"], r["number"], r["title"], r["duration_s"]) for r in rows]
+
+    def _locate(self, course_id: str, lecture_id: str | None):
+        """For outline answers: where the course teaches a topic (lecture_id, t_s), or None."""
+        def locate(topic: str):
+            vec = self._embed(topic)
+            found = retrieve.retrieve(self.index, course_id, lecture_id, vec, topic, k=3)
+            ev = gate.evidence(self.index, course_id, found, topic, vec, self.settings.gate_coverage_weight)
+            if not found or not gate.covered(ev, self.settings.gate_threshold):
+                return None
+            h = found[0].hit
+            return h.lecture_id, refine.refine_time(self.index, h.lecture_id, h.start_s, h.end_s, topic, h.start_s)
+        return locate
+
     def Ask(self, request, context):  # noqa: N802 - gRPC naming
         t0 = time.perf_counter()
-        course_id, lecture_id, question = self._check(request, context)
+        course_id, lecture_id, message = self._check(request, context)
         conversation_id = _uuid_or_none(request.conversation_id) or str(uuid.uuid4())
-        qvec = self._embed(question)
-        passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, question, k=6)
-        retrieve_ms = (time.perf_counter() - t0) * 1000
-        sentences: list[write.CitedSentence] = []
-        ev = gate.evidence(self.index, course_id, passages, question, qvec, self.settings.gate_coverage_weight)
-        if gate.covered(ev, self.settings.gate_threshold):
-            sentences = write.extractive_answer(self.index, passages, question, qvec)
-        declined = not sentences
-        out_sentences = []
-        if declined:
-            yield ask_pb2.AskEvent(delta=write.DECLINE_TEXT)
-            out_sentences.append(ask_pb2.Sentence(text=write.DECLINE_TEXT))
-            yield ask_pb2.AskEvent(sentence=out_sentences[-1])
+        question = followup.rewrite(message, self._history(conversation_id, course_id))
+        retrieve_ms = 0.0
+        first_ms = 0.0
+        passages: list[retrieve.Passage] = []
+        reason = ""
+        out: list[ask_pb2.Sentence] = []
+        outcome = compose.Outcome()
+
+        def emit(sentence: write.AnswerSentence):
+            nonlocal first_ms
+            cits = [ask_pb2.Citation(lecture_id=c.lecture_id, lecture_number=c.lecture_number, t_s=c.t_s,
+                                     label=c.label) for c in sentence.cites]
+            msg = ask_pb2.Sentence(text=sentence.text, citations=cits)
+            out.append(msg)
+            if not first_ms:
+                first_ms = (time.perf_counter() - t0) * 1000
+            yield ask_pb2.AskEvent(delta=(" " if len(out) > 1 else "") + sentence.text)
+            yield ask_pb2.AskEvent(sentence=msg)
+
+        if requests_policy.unsupported(message):
+            outcome.writer, reason = "policy", "unsupported_request"
+            yield from emit(write.AnswerSentence(requests_policy.UNSUPPORTED_REPLY, []))
         else:
-            for i, s in enumerate(sentences):
-                if not context.is_active():
-                    return
-                yield ask_pb2.AskEvent(delta=(" " if i else "") + s.text)
-                cit = ask_pb2.Citation(lecture_id=s.lecture_id, lecture_number=s.lecture_number, t_s=s.t_s,
-                                       label=citation_label(s.lecture_number, s.t_s))
-                out_sentences.append(ask_pb2.Sentence(text=s.text, citations=[cit]))
-                yield ask_pb2.AskEvent(sentence=out_sentences[-1])
+            lectures = self._lectures(course_id)
+            from_outline = outline.answer(question, lectures, self._locate(course_id, lecture_id))
+            if from_outline:
+                outcome.writer = "outline"
+                for s in from_outline:
+                    yield from emit(s)
+            else:
+                qvec = self._embed(question)
+                passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, question, k=6)
+                retrieve_ms = (time.perf_counter() - t0) * 1000
+                ev = gate.evidence(self.index, course_id, passages, question, qvec, self.settings.gate_coverage_weight)
+                if gate.covered(ev, self.settings.gate_threshold):
+                    titles = {l.id: l.title for l in lectures}
+                    for s in compose.compose(self.index, self.writers, question, qvec, passages, titles, outcome):
+                        if not context.is_active():  # the client went away: stop working
+                            return
+                        yield from emit(s)
+        declined = not out or (not out[0].citations and outcome.writer != "outline")
+        if not out:
+            reason = "not_covered"
+            yield from emit(write.AnswerSentence(write.DECLINE_TEXT, []))
         sources = [] if declined else [
             ask_pb2.Source(lecture_id=p.hit.lecture_id, lecture_number=p.hit.lecture_number,
                            start_s=p.hit.start_s, end_s=p.hit.end_s) for p in passages]
-        answer_text = " ".join(s.text for s in out_sentences)
+        answer_text = " ".join(s.text for s in out)
         answer_id = str(uuid.uuid4())
         total_ms = (time.perf_counter() - t0) * 1000
         with self.pool.connection() as conn:
             conn.execute(
-                "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, answer, declined, "
-                "sentences, sources, writer, retrieve_ms, total_ms) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                (answer_id, conversation_id, course_id, lecture_id, question, answer_text, declined,
+                "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, rewritten_question, "
+                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                (answer_id, conversation_id, course_id, lecture_id, message, question, answer_text, declined,
+                 reason or None,
                  json.dumps([{"text": s.text, "citations": [{"lecture_id": c.lecture_id, "t_s": c.t_s}
-                                                            for c in s.citations]} for s in out_sentences]),
+                                                            for c in s.citations]} for s in out]),
                  json.dumps([{"lecture_id": s.lecture_id, "start_s": s.start_s, "end_s": s.end_s} for s in sources]),
-                 "extractive", retrieve_ms, total_ms))
+                 outcome.writer, retrieve_ms, total_ms))
         yield ask_pb2.AskEvent(done=ask_pb2.Done(
             answer_id=answer_id, conversation_id=conversation_id, declined=declined, answer=answer_text,
-            sentences=out_sentences, sources=sources, retrieve_ms=retrieve_ms, total_ms=total_ms,
-            writer="extractive"))
+            sentences=out, sources=sources, retrieve_ms=retrieve_ms, total_ms=total_ms, writer=outcome.writer,
+            reason=reason, rewritten_question=question if question != message else "", first_sentence_ms=first_ms))
 
 
 def serve(settings: Settings) -> None:

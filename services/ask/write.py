@@ -24,11 +24,10 @@ _STOP = set("the a an of to in and or is are was were be it that this for on wit
             "when which who does do did can you i we they he she there their our your my".split())
 
 
-@dataclass
-class CitedSentence:
-    """One answer sentence and the moment it cites (``t_s`` in seconds)."""
+@dataclass(frozen=True)
+class Cite:
+    """A validated citation: the moment ``t_s`` (seconds) of a lecture of the active course."""
 
-    text: str
     lecture_id: str
     lecture_number: int
     t_s: float
@@ -36,6 +35,14 @@ class CitedSentence:
     @property
     def label(self) -> str:
         return citation_label(self.lecture_number, self.t_s)
+
+
+@dataclass
+class AnswerSentence:
+    """One sentence of an answer and the citations that back it (at least one, unless declined)."""
+
+    text: str
+    cites: list[Cite]
 
 
 def clean(text: str) -> str:
@@ -52,14 +59,14 @@ def _content(text: str) -> set[str]:
 
 
 def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
-                      *, max_sentences: int = 3, from_passages: int = 3) -> list[CitedSentence]:
+                      *, max_sentences: int = 3, from_passages: int = 3) -> list[AnswerSentence]:
     """Picks up to ``max_sentences`` sentences from the best ``from_passages`` passages.
 
     Score = cosine(sentence, query) + 0.05 × shared content words; sentences under 5 words
     and questions are skipped; the chosen ones are returned in lecture order (lecture number, time).
     """
     qwords = _content(query)
-    scored: list[tuple[float, CitedSentence]] = []
+    scored: list[tuple[float, AnswerSentence]] = []
     for p in passages[:from_passages]:
         entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
         if not entry:
@@ -71,11 +78,11 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
             if len(text.split()) < 5 or text.endswith("?"):  # a question asked in class is no answer
                 continue
             score = float(sim) + 0.05 * len(qwords & _content(text))
-            scored.append((score, CitedSentence(text, p.hit.lecture_id, p.hit.lecture_number, s.start_s)))
+            scored.append((score, AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)])))
     if not scored:
         return []
     scored.sort(key=lambda x: -x[0])
     best = scored[0][0]
     chosen = [cs for sc, cs in scored[:max_sentences] if sc >= best - 0.15]
-    chosen.sort(key=lambda c: (c.lecture_number, c.t_s))
+    chosen.sort(key=lambda a: (a.cites[0].lecture_number, a.cites[0].t_s))
     return chosen

@@ -233,8 +233,10 @@ def create_app() -> Flask:
             "sentences": [sentence_json(s) for s in d.sentences],
             "sources": [{"lecture_id": s.lecture_id, "lecture_number": s.lecture_number, "start_s": s.start_s,
                          "end_s": s.end_s} for s in d.sources],
-            "timings": {"retrieve_ms": round(d.retrieve_ms, 1), "total_ms": round(d.total_ms, 1)},
-            "writer": d.writer,
+            "timings": {"retrieve_ms": round(d.retrieve_ms, 1), "first_sentence_ms": round(d.first_sentence_ms, 1),
+                        "total_ms": round(d.total_ms, 1)},
+            "writer": d.writer, "reason": d.reason or None,
+            "rewritten_question": d.rewritten_question or None,
         }
 
     def sentence_json(s: ask_pb2.Sentence) -> dict:

@@ -85,7 +85,7 @@ class Source(_message.Message):
     def __init__(self, lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., start_s: _Optional[float] = ..., end_s: _Optional[float] = ...) -> None: ...
 
 class Done(_message.Message):
-    __slots__ = ("answer_id", "conversation_id", "declined", "answer", "sentences", "sources", "retrieve_ms", "total_ms", "writer")
+    __slots__ = ("answer_id", "conversation_id", "declined", "answer", "sentences", "sources", "retrieve_ms", "total_ms", "writer", "reason", "rewritten_question", "first_sentence_ms")
     ANSWER_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     DECLINED_FIELD_NUMBER: _ClassVar[int]
@@ -95,6 +95,9 @@ class Done(_message.Message):
     RETRIEVE_MS_FIELD_NUMBER: _ClassVar[int]
     TOTAL_MS_FIELD_NUMBER: _ClassVar[int]
     WRITER_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REWRITTEN_QUESTION_FIELD_NUMBER: _ClassVar[int]
+    FIRST_SENTENCE_MS_FIELD_NUMBER: _ClassVar[int]
     answer_id: str
     conversation_id: str
     declined: bool
@@ -104,7 +107,10 @@ class Done(_message.Message):
     retrieve_ms: float
     total_ms: float
     writer: str
-    def __init__(self, answer_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., declined: _Optional[bool] = ..., answer: _Optional[str] = ..., sentences: _Optional[_Iterable[_Union[Sentence, _Mapping]]] = ..., sources: _Optional[_Iterable[_Union[Source, _Mapping]]] = ..., retrieve_ms: _Optional[float] = ..., total_ms: _Optional[float] = ..., writer: _Optional[str] = ...) -> None: ...
+    reason: str
+    rewritten_question: str
+    first_sentence_ms: float
+    def __init__(self, answer_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., declined: _Optional[bool] = ..., answer: _Optional[str] = ..., sentences: _Optional[_Iterable[_Union[Sentence, _Mapping]]] = ..., sources: _Optional[_Iterable[_Union[Source, _Mapping]]] = ..., retrieve_ms: _Optional[float] = ..., total_ms: _Optional[float] = ..., writer: _Optional[str] = ..., reason: _Optional[str] = ..., rewritten_question: _Optional[str] = ..., first_sentence_ms: _Optional[float] = ...) -> None: ...
 
 class AskEvent(_message.Message):
     __slots__ = ("delta", "sentence", "done")

@@ -1,0 +1,67 @@
+"""Rule-based rewriting of a follow-up into a standalone question (no model needed).
+
+Given the last exchanges of a conversation (oldest first), a message that leans on them —
+"why?", "explain that more simply", "and for radix sort?", "what about open addressing",
+"how does it work?" — becomes a question that stands alone; anything else is left as is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .refine import content_words
+
+_REPHRASE = re.compile(r"^(?:can you |could you |please )?(?:explain|say|put) (?:that|it|this)\b.*"
+                       r"|^(?:simpler|more simply|in simpler terms|eli5|i don'?t (?:get|understand)(?: it| that)?)\W*$"
+                       r"|^(?:go on|tell me more|more|continue|elaborate|example\??|give me an example)\W*$", re.I)
+_WHY = re.compile(r"^(?:but |and |so )?(?:why|how come|why is that|why so|how so)\W*$", re.I)
+_SWAP = re.compile(r"^(?:and|what|how|but)?\s*(?:about|for|with|regarding|in)?\s*(?:the case of\s+)?(?P<x>.+?)\W*$", re.I)
+_STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how about|and)\s+", re.I)
+_PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
+
+
+def _runs(question: str) -> list[str]:
+    """Runs of consecutive content words in ``question``, in order ("running time", "counting sort")."""
+    runs: list[list[str]] = [[]]
+    for tok in re.findall(r"[A-Za-z0-9'-]+|\S", question):
+        if content_words(tok):
+            runs[-1].append(tok)
+        elif runs[-1]:
+            runs.append([])
+    return [" ".join(r) for r in runs if r]
+
+
+def _topic(question: str, like: str = "") -> str:
+    """The topic phrase of ``question``: the run sharing a word with ``like`` if any, else the
+    longest run, the later one on a tie (questions tend to end on their topic: "... of X?")."""
+    runs = _runs(question)
+    if not runs:
+        return ""
+    if like:
+        shared = [r for r in runs if content_words(r) & content_words(like)]
+        if shared:
+            return shared[-1]
+    return max(reversed(runs), key=lambda r: len(r.split()))
+
+
+def rewrite(message: str, history: list[str]) -> str:
+    """The standalone question for ``message`` given earlier standalone questions ``history``."""
+    msg = " ".join(message.split())
+    if not history:
+        return msg
+    prev = history[-1]
+    if _WHY.match(msg):
+        return f"Why? {prev}"
+    if _REPHRASE.match(msg):
+        return prev
+    if _STARTS_SWAP.match(msg):
+        x = _SWAP.match(_STARTS_SWAP.sub("", msg))
+        new_topic = x.group("x") if x else ""
+        old_topic = _topic(prev, like=new_topic)
+        if new_topic and old_topic:
+            return prev.replace(old_topic, new_topic, 1)
+        return f"{msg} {prev}"
+    if len(content_words(msg)) <= 2 and _PRONOUN.search(msg):
+        topic = _topic(prev)
+        return _PRONOUN.sub(topic, msg, count=1) if topic else f"{msg} {prev}"
+    return msg

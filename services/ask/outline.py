@@ -1,0 +1,82 @@
+"""Answers about the course itself, from its outline (lectures: numbers, titles, durations):
+"how many lectures are there?", "how long is lecture 4?", "which lecture covers radix sort?",
+"what is lecture 5 about?". Citations point at a lecture's start, or for "which lecture
+covers X" at the passage where X is taught (found by the product's own retrieval)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from lecturecopilot.labels import clock
+
+from .write import AnswerSentence, Cite
+
+
+@dataclass(frozen=True)
+class LectureInfo:
+    id: str
+    number: int
+    title: str
+    duration_s: float | None
+
+
+_HOW_MANY = re.compile(r"\bhow many (?:lectures|videos|classes|sessions)\b|\b(?:list|show)(?: me)? (?:all |the )*lectures\b"
+                       r"|\bwhat lectures (?:are there|does (?:this|the) course have)\b", re.I)
+_HOW_LONG = re.compile(r"\b(?:how long|duration|length)\b.*\blecture\s*(?:#|no\.?|number)?\s*(\d+)"
+                       r"|\blecture\s*(\d+)\b.*\b(?:how long|duration|length)\b", re.I)
+_ABOUT = re.compile(r"\bwhat(?:'s| is| does)\s+lecture\s*(\d+)\s*(?:about|cover)\b", re.I)
+_WHICH = re.compile(r"\b(?:which|what|in which)\s+lectures?\s+(?:covers?|discuss(?:es)?|talks? about|is about|"
+                    r"explains?|teach(?:es)?|introduces?|has|mentions?)\s+(?P<x>.+?)[?.!]*$"
+                    r"|\bwhere (?:is|are|do(?:es)? (?:you|they|we))\s+(?P<y>.+?)\s+(?:covered|discussed|explained|taught|"
+                    r"introduced|talk about|cover)\b", re.I)
+
+
+def _dur(l: LectureInfo) -> str:
+    return clock(l.duration_s) if l.duration_s else "unknown length"
+
+
+def answer(question: str, lectures: list[LectureInfo],
+           locate: Callable[[str], tuple[str, float] | None]) -> list[AnswerSentence] | None:
+    """Sentences answering an outline question, or None when ``question`` isn't one.
+
+    ``locate(topic)`` returns (lecture_id, t_s) where the course teaches ``topic``, or None.
+    """
+    ready = sorted(lectures, key=lambda l: l.number)
+    if not ready:
+        return None
+    by_number = {l.number: l for l in ready}
+    if _HOW_MANY.search(question):
+        parts = [f"L{l.number} {l.title} ({_dur(l)})" for l in ready]
+        text = f"This course has {len(ready)} lecture{'s' if len(ready) != 1 else ''}: " + "; ".join(parts) + "."
+        return [AnswerSentence(text, [Cite(l.id, l.number, 0.0) for l in ready])]
+    m = _HOW_LONG.search(question)
+    if m:
+        n = int(m.group(1) or m.group(2))
+        l = by_number.get(n)
+        if l is None:
+            return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
+                                   f"{', '.join(str(x.number) for x in ready)}.",
+                                   [Cite(x.id, x.number, 0.0) for x in ready])]
+        return [AnswerSentence(f"L{l.number} {l.title} is {_dur(l)} long.", [Cite(l.id, l.number, 0.0)])]
+    m = _ABOUT.search(question)
+    if m:
+        l = by_number.get(int(m.group(1)))
+        if l is not None:
+            return [AnswerSentence(f"L{l.number} is \u201c{l.title}\u201d.", [Cite(l.id, l.number, 0.0)])]
+    m = _WHICH.search(question)
+    if m:
+        topic = (m.group("x") or m.group("y") or "").strip()
+        if not topic:
+            return None
+        found = locate(topic)
+        if found is None:
+            return None
+        lecture_id, t_s = found
+        l = next((x for x in ready if x.id == lecture_id), None)
+        if l is None:
+            return None
+        return [AnswerSentence(f"{topic[:1].upper() + topic[1:]} is covered in L{l.number} {l.title}, "
+                               f"around {clock(t_s)}.", [Cite(l.id, l.number, t_s)])]
+    return None

@@ -1,0 +1,60 @@
+import pytest
+
+from services.ask.citations import PassageRef, RawCitation, extract, parse_time, split_sentences, validate
+
+P = [PassageRef(1, "a", 4, 600.0, 660.0), PassageRef(2, "a", 4, 1880.0, 1950.0), PassageRef(3, "b", 5, 10.0, 80.0)]
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("12:34", 754.0), ("1:02:03", 3723.0), ("754s", 754.0), ("754.5", 754.5), ("0:05", 5.0), ("31:32.5", 1892.5),
+])
+def test_parse_time(text, expected):
+    assert parse_time(text) == expected
+
+
+@pytest.mark.parametrize("sentence,clean,cites", [
+    ("Chaining stores a list [S2 @ 31:32].", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Chaining stores a list [S2@31:32].", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Chaining stores a list [S2, 31:32].", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Chaining stores a list (S2 31:32).", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Chaining stores a list [Source 2 at 0:31:32].", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Chaining stores a list [S2 @ 1892s].", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Chaining stores a list 【S2 @ 31:32】.", "Chaining stores a list.", [RawCitation(2, None, 1892.0)]),
+    ("Both are used [S1 @ 10:05; S2 @ 31:40].", "Both are used.", [RawCitation(1, None, 605.0), RawCitation(2, None, 1900.0)]),
+    ("Chaining stores a list [L4 · 31:32].", "Chaining stores a list.", [RawCitation(None, 4, 1892.0)]),
+    ("Chaining stores a list [Lecture 4, 31:32].", "Chaining stores a list.", [RawCitation(None, 4, 1892.0)]),
+    ("Chaining stores a list [S2].", "Chaining stores a list.", [RawCitation(2, None, None)]),
+    ("Arrays (see below) are fast.", "Arrays (see below) are fast.", []),
+    ("Use a[i] to index.", "Use a[i] to index.", []),
+])
+def test_extract_variants(sentence, clean, cites):
+    assert extract(sentence) == (clean, cites)
+
+
+def test_split_keeps_trailing_citation_with_its_sentence():
+    text = "Chaining stores a list. [S2 @ 31:32] Open addressing probes. [S1 @ 10:10] Done [S3 @ 0:20]."
+    parts = split_sentences(text)
+    assert len(parts) == 3
+    assert [extract(p)[1][0].source for p in parts] == [2, 1, 3]
+    assert extract(parts[0])[0] == "Chaining stores a list."
+
+
+@pytest.mark.parametrize("cites,ok,reason_part", [
+    ([RawCitation(2, None, 1892.0)], True, None),
+    ([RawCitation(2, None, 1951.5)], True, None),               # within the 2 s tolerance
+    ([], False, "no citation"),
+    ([RawCitation(4, None, 10.0)], False, "not one of the passages"),
+    ([RawCitation(0, None, 10.0)], False, "not one of the passages"),
+    ([RawCitation(1, None, 1892.0)], False, "outside S1"),
+    ([RawCitation(2, None, None)], False, "no time"),
+    ([RawCitation(None, 5, 30.0)], True, None),
+    ([RawCitation(None, 5, 300.0)], False, "not inside any passage"),
+    ([RawCitation(None, 9, 30.0)], False, "not inside any passage"),
+])
+def test_validate(cites, ok, reason_part):
+    valid, reason = validate(cites, P)
+    assert (reason is None) == ok
+    if ok:
+        assert valid and all(v.passage.start_s <= v.t_s <= v.passage.end_s for v in valid)
+    else:
+        assert reason_part in reason and valid == []

@@ -1,0 +1,24 @@
+import pytest
+
+from services.ask.followup import rewrite
+
+H = ["What is the running time of counting sort?"]
+
+
+@pytest.mark.parametrize("msg,expected", [
+    ("why?", "Why? What is the running time of counting sort?"),
+    ("Why", "Why? What is the running time of counting sort?"),
+    ("explain that more simply", "What is the running time of counting sort?"),
+    ("simpler please", "simpler please"),  # not a recognised follow-up: left alone
+    ("tell me more", "What is the running time of counting sort?"),
+    ("and for radix sort?", "What is the running time of radix sort?"),
+    ("what about radix sort", "What is the running time of radix sort?"),
+    ("how does it work?", "how does counting sort work?"),
+    ("What is chaining in a hash table?", "What is chaining in a hash table?"),
+])
+def test_rewrite(msg, expected):
+    assert rewrite(msg, H) == expected
+
+
+def test_no_history_leaves_message():
+    assert rewrite("why?", []) == "why?"
