@@ -10,8 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import sys
+
 import psycopg
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,10 +38,23 @@ class Stack:
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory):
+def fake_llm():
+    """The fake cloud-writer server (tests/fakes/llm_server.py); every provider starts "down",
+    so answers come from the extractive writer unless a test switches a provider on."""
+    from fakes.llm_server import FakeLLM
+
+    fake = FakeLLM()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory, fake_llm):
     from lecturecopilot.stack import ephemeral
 
-    with ephemeral(tmp_path_factory.mktemp("lc-data")) as eph:
+    writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
+               "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini"}
+    with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env=writers) as eph:
         yield Stack(eph)
 
 

@@ -92,6 +92,7 @@ class EmbeddedSearchIndex:
         self.segment_tokens: dict[tuple[str, int], frozenset[int]] = {}
         self.course_of: dict[str, str] = {}
         self._df_cache: dict[str, tuple[int, dict[int, int]]] = {}
+        self._vocab_cache: dict[str, dict[str, int]] = {}
         # lecture_id -> all its sentences in time order with their embeddings (centered passages)
         self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
 
@@ -124,7 +125,9 @@ class EmbeddedSearchIndex:
         for key in [k for k in self.segments if k[0] == lecture_id]:
             del self.segments[key]
             self.segment_tokens.pop(key, None)
-        self._df_cache.pop(self.course_of.pop(lecture_id, ""), None)
+        course = self.course_of.pop(lecture_id, "")
+        self._df_cache.pop(course, None)
+        self._vocab_cache.pop(course, None)
         self.lecture_sentences.pop(lecture_id, None)
 
     def _load_lecture(self, course_id: str, lecture_id: str, number: int) -> None:
@@ -147,6 +150,7 @@ class EmbeddedSearchIndex:
                    for c in subs]
         self.course_of[lecture_id] = course_id
         self._df_cache.pop(course_id, None)
+        self._vocab_cache.pop(course_id, None)
         for s in segs:
             self.segment_tokens[(lecture_id, s["idx"])] = frozenset(self.bm25.embed_document(s["text"]).indices)
             self.segments[(lecture_id, s["idx"])] = Hit(s["id"], lecture_id, number, s["idx"], s["start_s"],
@@ -167,6 +171,21 @@ class EmbeddedSearchIndex:
             )
 
     # -- queries ------------------------------------------------------------------------
+    def course_vocabulary(self, course_id: str) -> dict[str, int]:
+        """Lower-case words of the course's segments with their counts (for spelling correction)."""
+        import re as _re
+
+        with self._lock:
+            cached = self._vocab_cache.get(course_id)
+            if cached is None:
+                cached = {}
+                for (lid, _), h in self.segments.items():
+                    if self.course_of.get(lid) == course_id:
+                        for w in _re.findall(r"[a-z]+", h.text.lower()):
+                            cached[w] = cached.get(w, 0) + 1
+                self._vocab_cache[course_id] = cached
+            return cached
+
     def course_df(self, course_id: str) -> tuple[int, dict[int, int]]:
         """(number of segments, document frequency per BM25 token id) over the course's segments
         only — statistics of one course never mix with another's."""

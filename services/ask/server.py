@@ -20,7 +20,7 @@ from lecturecopilot import models
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
-from . import compose, followup, gate, outline, refine, requests_policy, retrieve, write
+from . import compose, followup, gate, outline, refine, requests_policy, retrieve, spelling, write
 from .search_index import EmbeddedSearchIndex
 from .writers import configured_writers
 
@@ -112,6 +112,8 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         course_id, lecture_id, message = self._check(request, context)
         conversation_id = _uuid_or_none(request.conversation_id) or str(uuid.uuid4())
         question = followup.rewrite(message, self._history(conversation_id, course_id))
+        self.index.sync_course(course_id)
+        question = spelling.correct(question, self.index.course_vocabulary(course_id))
         retrieve_ms = 0.0
         first_ms = 0.0
         passages: list[retrieve.Passage] = []

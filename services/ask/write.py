@@ -19,11 +19,6 @@ DECLINE_TEXT = "Not covered in these lectures."
 
 _FILLER = re.compile(r"\b(?:um+|uh+|erm|er|hmm+|you know)\b[,.]?\s*", re.IGNORECASE)
 _REPEAT = re.compile(r"\b(\w+)(\s+\1\b)+", re.IGNORECASE)
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = set("the a an of to in and or is are was were be it that this for on with as by at from what how why "
-            "when which who does do did can you i we they he she there their our your my".split())
-
-
 @dataclass(frozen=True)
 class Cite:
     """A validated citation: the moment ``t_s`` (seconds) of a lecture of the active course."""
@@ -54,35 +49,37 @@ def clean(text: str) -> str:
     return t[:1].upper() + t[1:] if t else t
 
 
-def _content(text: str) -> set[str]:
-    return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 2}
-
-
 def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
-                      *, max_sentences: int = 3, from_passages: int = 3) -> list[AnswerSentence]:
-    """Picks up to ``max_sentences`` sentences from the best ``from_passages`` passages.
+                      *, from_passages: int = 3, widths: tuple[int, ...] = (2, 3),
+                      rank_penalty: float = 0.15) -> list[AnswerSentence]:
+    """The answer: the best run of 2–3 consecutive transcript sentences among the best
+    ``from_passages`` passages, each sentence cleaned and cited at the second it starts.
 
-    Score = cosine(sentence, query) + 0.05 × shared content words; sentences under 5 words
-    and questions are skipped; the chosen ones are returned in lecture order (lecture number, time).
+    A run's score is the cosine between the query and the normalised sum of its sentences'
+    embeddings, minus ``rank_penalty`` per rank of its passage (retrieval's judgement counts
+    too). Consecutive sentences keep the citations together on the moment that answers;
+    on the MIT 6.006 dev set this put 45% of citations inside the gold span where picking
+    the best single sentences from three passages put 24% (``python -m evals.answers``).
     """
-    qwords = _content(query)
-    scored: list[tuple[float, AnswerSentence]] = []
-    for p in passages[:from_passages]:
+    best: tuple[float, Passage, list] | None = None
+    for rank, p in enumerate(passages[:from_passages]):
         entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
         if not entry:
             continue
         sents, vecs = entry
-        sims = vecs @ query_vec
-        for s, sim in zip(sents, sims):
-            text = clean(s.text)
-            if len(text.split()) < 5 or text.endswith("?"):  # a question asked in class is no answer
-                continue
-            score = float(sim) + 0.05 * len(qwords & _content(text))
-            scored.append((score, AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)])))
-    if not scored:
+        for w in widths:
+            w = min(w, len(sents))
+            for i in range(0, len(sents) - w + 1):
+                v = vecs[i:i + w].sum(axis=0)
+                score = float(v @ query_vec) / (float(np.linalg.norm(v)) + 1e-9) - rank_penalty * rank
+                if best is None or score > best[0]:
+                    best = (score, p, sents[i:i + w])
+    if best is None:
         return []
-    scored.sort(key=lambda x: -x[0])
-    best = scored[0][0]
-    chosen = [cs for sc, cs in scored[:max_sentences] if sc >= best - 0.15]
-    chosen.sort(key=lambda a: (a.cites[0].lecture_number, a.cites[0].t_s))
-    return chosen
+    _, p, run = best
+    out = []
+    for s in run:
+        text = clean(s.text)
+        if text:
+            out.append(AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)]))
+    return out

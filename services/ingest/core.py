@@ -92,7 +92,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
         info = None
         if video is not None:
             path = folder / ("source" + Path(video.filename).suffix.lower())
-            size = _save(video, path, settings.max_upload_bytes)
+            _save(video, path, settings.max_upload_bytes)
             try:
                 info = media.probe(path)
                 media.check_lecture_video(info, max_duration_s=settings.max_duration_s)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from pathlib import Path
 
 from lecturecopilot import bus, media
 from lecturecopilot.events.v1 import events_pb2 as ev

@@ -1,0 +1,53 @@
+"""Misspelled words in a question, corrected towards the course's own vocabulary
+("mrege sort" → "merge sort"), so a typo doesn't turn a covered question into a decline.
+
+A word is corrected only when all of these hold: it is not in the course's vocabulary; it is
+lower-case (capitalised words mid-sentence are names: "Dijkstra", "AVL"); it has at least 4
+letters; a course word that occurs at least twice starts with the same letter and is at
+optimal-string-alignment distance 1 (2 from 8 letters on; a swap of two neighbours counts 1,
+rapidfuzz's ``OSA``). The most frequent such word wins; everything else is left as typed.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rapidfuzz.distance import OSA
+
+_WORD = re.compile(r"[A-Za-z]+|[^A-Za-z]+")
+_KEEP = frozenset("""what which when where why how who whom whose does dose did do is are was were the a an of to in on
+for with and or but not no yes can could would should will shall may might must explain describe define tell show give
+list compare difference between about lecture lectures course courses video videos class many long covers cover
+covered there this that""".split())
+MIN_COUNT = 2
+
+
+def correct(question: str, vocabulary: dict[str, int]) -> str:
+    """``question`` with out-of-vocabulary words replaced by their closest course word."""
+    if not vocabulary:
+        return question
+    by_letter: dict[str, list[str]] = {}
+    for w, n in vocabulary.items():
+        if n >= MIN_COUNT and len(w) >= 3:
+            by_letter.setdefault(w[0], []).append(w)
+    out = []
+    first_word = True
+    for tok in _WORD.findall(question):
+        if not tok.isalpha():
+            out.append(tok)
+            continue
+        is_first, first_word = first_word, False
+        low = tok.lower()
+        if (len(tok) < 4 or low in vocabulary or low in _KEEP or (tok[0].isupper() and not is_first)
+                or any(c.isupper() for c in tok[1:])):
+            out.append(tok)
+            continue
+        limit = 2 if len(low) >= 8 else 1
+        cands = [w for w in by_letter.get(low[0], []) if abs(len(w) - len(low)) <= limit
+                 and OSA.distance(low, w, score_cutoff=limit) <= limit]
+        if not cands:
+            out.append(tok)
+            continue
+        best = max(cands, key=lambda w: (-OSA.distance(low, w), vocabulary[w]))
+        out.append(best if tok.islower() else best.capitalize())
+    return "".join(out)

@@ -1,0 +1,136 @@
+"""A local fake of the cloud writers' HTTP APIs (same wire format), for tests only.
+
+- Groq: ``POST /openai/v1/chat/completions`` (OpenAI chat completions, ``stream: true`` → SSE
+  ``data: {chunk}`` lines, then ``data: [DONE]``).
+- OpenAI-compatible servers: ``POST /v1/chat/completions`` (same).
+- Gemini: ``POST /v1beta|v1/models/<model>:streamGenerateContent?alt=sse`` (SSE of
+  ``GenerateContentResponse`` JSON).
+
+Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."}``:
+``down`` (503), ``429``, ``timeout`` (sleeps past the client's timeout), ``ok`` (a valid
+answer citing S1 inside its span), ``invalid`` (cites a passage that doesn't exist),
+``invalid_once`` (invalid first, ok when asked again), ``not_covered``. Requests are
+recorded (``GET /_requests``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+
+from flask import Flask, Response, jsonify, request
+from werkzeug.serving import make_server
+
+
+def _parse_clock(text: str) -> float:
+    parts = [float(p) for p in text.split(":")]
+    t = 0.0
+    for p in parts:
+        t = t * 60 + p
+    return t
+
+
+def _clock(t: float) -> str:
+    t = int(t)
+    return f"{t // 60}:{t % 60:02d}"
+
+
+def answer_for(prompt: str, mode: str, attempt: int) -> str:
+    """The fake model's answer text for a prompt built by ``services.ask.writers.user_prompt``."""
+    if mode == "not_covered":
+        return "NOT_COVERED"
+    if mode == "invalid" or (mode == "invalid_once" and attempt == 0):
+        return "Merge sort merges two halves [S9 @ 0:00]. It is fast."
+    m = re.search(r"\[S1\] L\d+ .*?, (\d+:\d{2}(?::\d{2})?)–(\d+:\d{2}(?::\d{2})?):\n(.+)", prompt)
+    if not m:
+        return "NOT_COVERED"
+    start, end, text = _parse_clock(m.group(1)), _parse_clock(m.group(2)), m.group(3)
+    first = text.split(". ")[0].rstrip(".")
+    return (f"According to the lecture, {first[:1].lower() + first[1:]} [S1 @ {_clock(start + 1)}]. "
+            f"That is the key point (S1, {_clock(min(end, start + 2))}).")
+
+
+class FakeLLM:
+    """Runs the fake on 127.0.0.1:<free port> in a thread; ``url`` is its base URL."""
+
+    def __init__(self):
+        self.modes = {"groq": "down", "gemini": "down", "openai": "down"}
+        self.requests: list[dict] = []
+        self.attempts: dict[str, int] = {}
+        self.sleep_s = 5.0
+        app = Flask("fake-llm")
+
+        def behave(provider: str, prompt: str):
+            self.requests.append({"provider": provider, "prompt": prompt,
+                                  "auth": request.headers.get("Authorization") or request.headers.get("x-goog-api-key")})
+            mode = self.modes[provider]
+            n = self.attempts.get(provider, 0)
+            self.attempts[provider] = n + 1
+            if mode == "down":
+                return None, Response(json.dumps({"error": {"message": "unavailable"}}), 503,
+                                      content_type="application/json")
+            if mode == "429":
+                return None, Response(json.dumps({"error": {"message": "rate limit", "code": 429}}), 429,
+                                      content_type="application/json", headers={"retry-after": "30"})
+            if mode == "timeout":
+                time.sleep(self.sleep_s)
+            return answer_for(prompt, mode, n), None
+
+        @app.post("/_mode")
+        def set_mode():
+            self.modes.update(request.get_json())
+            self.attempts.clear()
+            self.requests.clear()
+            return {"ok": True}
+
+        @app.get("/_requests")
+        def get_requests():
+            return jsonify(self.requests)
+
+        def openai_stream(provider: str):
+            body = request.get_json()
+            prompt = body["messages"][-1]["content"]
+            text, err = behave(provider, prompt)
+            if err is not None:
+                return err
+
+            def gen():
+                for i, piece in enumerate(re.findall(r"\S+\s*", text)):
+                    chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
+                             "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece} if i == 0
+                                          else {"content": piece}, "finish_reason": None}]}
+                    yield f"data: {json.dumps(chunk)}\n\n"
+                end = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
+                       "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+                yield f"data: {json.dumps(end)}\n\ndata: [DONE]\n\n"
+
+            return Response(gen(), content_type="text/event-stream")
+
+        app.post("/openai/v1/chat/completions", endpoint="groq")(lambda: openai_stream("groq"))
+        app.post("/v1/chat/completions", endpoint="openai")(lambda: openai_stream("openai"))
+
+        @app.post("/v1beta/models/<path:model_action>")
+        @app.post("/v1/models/<path:model_action>")
+        def gemini(model_action: str):
+            body = request.get_json()
+            prompt = body["contents"][0]["parts"][0]["text"]
+            text, err = behave("gemini", prompt)
+            if err is not None:
+                return err
+
+            def gen():
+                for piece in re.findall(r"\S+\s*", text):
+                    chunk = {"candidates": [{"content": {"parts": [{"text": piece}], "role": "model"}, "index": 0}]}
+                    yield f"data: {json.dumps(chunk)}\r\n\r\n"
+
+            return Response(gen(), content_type="text/event-stream")
+
+        self._server = make_server("127.0.0.1", 0, app, threaded=True)
+        self.url = f"http://127.0.0.1:{self._server.server_port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()

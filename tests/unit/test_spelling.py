@@ -1,0 +1,30 @@
+import pytest
+
+from services.ask.spelling import correct
+
+VOCAB = {"merge": 30, "sort": 50, "sorted": 20, "hashing": 12, "chaining": 5, "collision": 7, "counting": 9,
+         "array": 40, "halves": 3, "notation": 9, "spend": 1, "path": 6, "face": 4, "read": 8, "come": 10}
+
+
+@pytest.mark.parametrize("typed,expected", [
+    ("how dose mrege sort work", "how dose merge sort work"),
+    ("What is chainnig in hashng?", "What is chaining in hashing?"),
+    ("Mrege sort", "Merge sort"),
+])
+def test_typos_are_corrected_towards_course_words(typed, expected):
+    assert correct(typed, VOCAB) == expected
+
+
+@pytest.mark.parametrize("typed", [
+    "What is a heap?", "Explain Dijkstra", "sort the array",
+    "How do rotations keep an AVL tree balanced?",  # different first letter: not "notation"
+    "What is the speed of light?",                  # "spend" is too rare in the course
+    "What is the capital of France?",               # a name mid-sentence
+    "How do I bake sourdough bread?",
+])
+def test_words_that_must_stay(typed):
+    assert correct(typed, VOCAB) == typed
+
+
+def test_empty_vocabulary():
+    assert correct("mrege", {}) == "mrege"
