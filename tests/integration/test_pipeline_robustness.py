@@ -1,0 +1,150 @@
+"""The pipeline under the failures it will meet: a worker killed mid-lecture, duplicate and
+replayed events, a truncated MP4, a silent lecture. Real NATS JetStream, Postgres, ffmpeg."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+import requests
+
+pytestmark = pytest.mark.slow
+
+
+def _upload_video(stack, course, path, title, number):
+    with open(path, "rb") as f:
+        r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin,
+                          files={"video": (path.name, f, "video/mp4")}, data={"title": title, "number": str(number)},
+                          timeout=120)
+    assert r.status_code == 202, r.text
+    return r.json()["lecture_id"]
+
+
+def _counts(stack, lecture_id):
+    with stack.db() as conn:
+        seg = conn.execute("SELECT count(*), count(DISTINCT idx) FROM segments WHERE lecture_id=%s",
+                           (lecture_id,)).fetchone()
+        words = conn.execute("SELECT count(*) FROM transcript_words WHERE lecture_id=%s", (lecture_id,)).fetchone()[0]
+    return seg, words
+
+
+def _events(stack, subject, lecture_id) -> int:
+    """How many messages on ``subject`` in the stream name ``lecture_id`` (protobuf field 1)."""
+    import nats
+
+    from lecturecopilot.events.v1 import events_pb2 as ev
+
+    cls = {"lecture.indexed": ev.LectureIndexed, "lecture.uploaded": ev.LectureUploaded,
+           "lecture.failed": ev.LectureFailed}[subject]
+
+    async def go():
+        nc = await nats.connect(stack.nats_url)
+        js = nc.jetstream()
+        sub = await js.subscribe(subject, stream=stack.settings.stream, ordered_consumer=True)
+        n = 0
+        try:
+            while True:
+                msg = await sub.next_msg(timeout=1.0)
+                try:
+                    if cls.FromString(msg.data).lecture_id == lecture_id:
+                        n += 1
+                except Exception:
+                    pass
+        except Exception:
+            pass
+        await nc.close()
+        return n
+
+    return asyncio.run(go())
+
+
+def test_worker_killed_mid_transcription_still_reaches_ready_once(stack, synth_video):
+    from lecturecopilot import stack as stack_mod
+
+    res, _ = synth_video
+    course = stack.create_course("Crash course")
+    pidfile = stack.settings.data_dir / "run" / "transcribe.pid"
+    lecture_id = _upload_video(stack, course, res.path, "Crash", 1)
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        st = requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()
+        if st["stage"] == "transcribing":
+            break
+        time.sleep(0.05)
+    assert st["stage"] == "transcribing", st
+    os.killpg(int(pidfile.read_text()), signal.SIGKILL)  # the worker dies holding the un-acked message
+    time.sleep(0.5)
+    stack_mod.up(stack.settings, quiet=True)  # a new worker takes over after the ack wait
+    st = stack.wait_ready(lecture_id, timeout_s=240)
+    assert st["status"] == "ready", st
+    (n, distinct), words = _counts(stack, lecture_id)
+    assert n == distinct and n > 0 and words > 0
+    assert _events(stack, "lecture.indexed", lecture_id) == 1
+
+
+def test_duplicate_uploaded_event_does_not_duplicate_data(stack, synth_video):
+    import nats
+
+    from lecturecopilot import bus
+    from lecturecopilot.events.v1 import events_pb2 as ev
+    from lecturecopilot.storage import MediaStore
+
+    res, _ = synth_video
+    course = stack.create_course("Duplicates")
+    lecture_id = _upload_video(stack, course, res.path, "Dup", 2)
+    assert stack.wait_ready(lecture_id)["status"] == "ready"
+    before = _counts(stack, lecture_id)
+    with stack.db() as conn:
+        media = conn.execute("SELECT media_path FROM lectures WHERE id=%s", (lecture_id,)).fetchone()[0]
+    event = ev.LectureUploaded(lecture_id=lecture_id, course_id=course, media_uri=MediaStore.uri(__import__("pathlib").Path(media)),
+                               title="Dup", number=2).SerializeToString()
+
+    async def publish(msg_id):
+        nc = await nats.connect(stack.nats_url)
+        ack = await nc.jetstream().publish(bus.UPLOADED, event, stream=stack.settings.stream,
+                                           headers={"Nats-Msg-Id": msg_id})
+        await nc.close()
+        return ack
+
+    same = asyncio.run(publish(bus.msg_id(bus.UPLOADED, lecture_id, 0)))
+    assert same.duplicate is True  # the same idempotency key is dropped by JetStream itself
+    asyncio.run(publish(f"replayed-by-another-service-{lecture_id}"))  # a new key: processed again...
+    time.sleep(2)
+    st = stack.wait_ready(lecture_id)
+    assert st["status"] == "ready"
+    time.sleep(1)
+    assert _counts(stack, lecture_id) == before  # ...and replaces, never duplicates
+
+
+def test_truncated_mp4_is_refused(stack, tmp_path, synth_video):
+    res, _ = synth_video
+    broken = tmp_path / "broken.mp4"
+    # an MP4 with its index (moov) at the end, cut in half: the index is missing
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(res.path), "-c", "copy", str(broken)], check=True)
+    data = broken.read_bytes()
+    broken.write_bytes(data[: len(data) // 2])
+    course = stack.create_course("Truncated")
+    with open(broken, "rb") as f:
+        r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin,
+                          files={"video": ("broken.mp4", f, "video/mp4")}, timeout=60)
+    assert r.status_code == 422, r.text
+    assert r.json()["error"]["code"] == "unprocessable_media"
+    assert requests.get(f"{stack.base}/api/courses/{course}", timeout=10).json()["lectures"] == []
+
+
+def test_silent_lecture_fails_with_a_reason_and_no_invented_transcript(stack, tmp_path):
+    silent = tmp_path / "silent.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", "color=c=white:s=640x360:r=2",
+                    "-f", "lavfi", "-i", "anullsrc=r=44100:cl=mono", "-t", "20", "-c:v", "libx264", "-pix_fmt",
+                    "yuv420p", "-c:a", "aac", "-shortest", str(silent)], check=True)
+    course = stack.create_course("Silence")
+    lecture_id = _upload_video(stack, course, silent, "Silent", 1)
+    st = stack.wait_ready(lecture_id, timeout_s=120)
+    assert st["status"] == "failed" and st["stage"] == "failed"
+    assert "No speech" in st["error"]
+    assert _counts(stack, lecture_id)[1] == 0
+    assert _events(stack, "lecture.failed", lecture_id) == 1
