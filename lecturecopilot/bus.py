@@ -42,8 +42,20 @@ DUPLICATE_WINDOW_S = 600.0
 
 
 def msg_id(subject: str, lecture_id: str, generation: int = 0) -> str:
-    """The idempotency key of a pipeline event: one per subject, lecture and processing run."""
+    """The idempotency key of an event that starts a processing run (``lecture.uploaded``)."""
     return f"{subject}:{lecture_id}:{generation}"
+
+
+def next_msg_id(subject: str, lecture_id: str, caused_by: str) -> str:
+    """The idempotency key of an event published because of the event ``caused_by``.
+
+    Derived from the cause, so a redelivered event (same id) yields the same downstream id,
+    which JetStream drops as a duplicate; a new run (a replayed event with a new id) yields
+    new ids all the way down.
+    """
+    import hashlib
+
+    return f"{subject}:{lecture_id}:{hashlib.sha1(caused_by.encode()).hexdigest()[:16]}"
 
 
 async def ensure_stream(js, name: str) -> None:

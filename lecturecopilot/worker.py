@@ -89,15 +89,14 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
     async def publish(subject: str, payload: bytes, msg_id: str) -> None:
         await broker.publish(payload, subject, stream=settings.stream, headers={"Nats-Msg-Id": msg_id})
 
-    async def fail(lecture_id: str, course_id: str, stage: Stage, reason: str, body: bytes) -> None:
+    async def fail(lecture_id: str, course_id: str, stage: Stage, reason: str, mid: str) -> None:
         log.warning("lecture %s failed at %s: %s", lecture_id, stage.stage_name, reason)
         if _valid_uuid(lecture_id):
             await asyncio.to_thread(set_stage, pool, lecture_id, stage="failed", status="failed",
                                     progress=0.0, error=reason)
-            gen = await asyncio.to_thread(_lecture_generation, pool, lecture_id) or 0
             failed = events_pb2.LectureFailed(lecture_id=lecture_id, course_id=course_id,
                                               stage=stage.stage_name, reason=reason)
-            await publish(bus.FAILED, failed.SerializeToString(), bus.msg_id(bus.FAILED, lecture_id, gen))
+            await publish(bus.FAILED, failed.SerializeToString(), bus.next_msg_id(bus.FAILED, lecture_id, mid))
 
     for stage in stages:
         config = ConsumerConfig(ack_wait=stage.ack_wait_s or settings.ack_wait_s,
@@ -148,7 +147,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
                     result = await asyncio.to_thread(stage.handle, event, ctx)
                 except PermanentError as e:
                     beat.cancel()
-                    await fail(event.lecture_id, getattr(event, "course_id", ""), stage, str(e), body)
+                    await fail(event.lecture_id, getattr(event, "course_id", ""), stage, str(e), mid)
                     await msg.ack()
                     return
                 except Exception as e:  # transient or unknown: retry, then dead-letter
@@ -157,7 +156,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
                     if meta.num_delivered >= settings.max_deliver:
                         await publish(bus.DEAD_LETTER, body, f"dlq:{stage.durable}:{mid}")
                         await fail(event.lecture_id, getattr(event, "course_id", ""), stage,
-                                   f"{stage.stage_name} failed after {meta.num_delivered} attempts: {e}", body)
+                                   f"{stage.stage_name} failed after {meta.num_delivered} attempts: {e}", mid)
                         await msg.reject()
                     else:
                         await msg.nack(delay=min(30.0, 2.0 * meta.num_delivered))
@@ -165,8 +164,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
                 beat.cancel()
                 if result is not None:
                     subject, next_msg = result
-                    gen = _lecture_generation(pool, event.lecture_id) or 0
-                    await publish(subject, next_msg.SerializeToString(), bus.msg_id(subject, event.lecture_id, gen))
+                    await publish(subject, next_msg.SerializeToString(), bus.next_msg_id(subject, event.lecture_id, mid))
                 with pool.connection() as conn:
                     conn.execute("INSERT INTO processed_events (consumer, msg_id) VALUES (%s, %s) "
                                  "ON CONFLICT DO NOTHING", (stage.durable, mid))

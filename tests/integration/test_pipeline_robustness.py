@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import requests
@@ -100,7 +101,7 @@ def test_duplicate_uploaded_event_does_not_duplicate_data(stack, synth_video):
     before = _counts(stack, lecture_id)
     with stack.db() as conn:
         media = conn.execute("SELECT media_path FROM lectures WHERE id=%s", (lecture_id,)).fetchone()[0]
-    event = ev.LectureUploaded(lecture_id=lecture_id, course_id=course, media_uri=MediaStore.uri(__import__("pathlib").Path(media)),
+    event = ev.LectureUploaded(lecture_id=lecture_id, course_id=course, media_uri=MediaStore.uri(Path(media)),
                                title="Dup", number=2).SerializeToString()
 
     async def publish(msg_id):
