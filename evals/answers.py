@@ -25,7 +25,7 @@ from pathlib import Path
 
 import requests
 
-from evals.retrieval import DATA, RESULTS, load_jsonl, upload_course
+from evals.retrieval import RESULTS, load_dev_set, upload_course
 
 OUTLINE_QUESTIONS = [
     ("How many lectures are there?", None), ("how long is lecture 4?", 4), ("Which lecture covers radix sort?", 5),
@@ -58,13 +58,7 @@ def ask_sse(base: str, course: str, question: str, conversation_id: str | None =
 def run(out_dir: Path = RESULTS) -> dict:
     from lecturecopilot.stack import ephemeral
 
-    segments = load_jsonl(DATA / "segments.jsonl")
-    lectures = load_jsonl(DATA / "lectures.jsonl")
-    questions = load_jsonl(DATA / "questions_dev.jsonl")
-    by_lecture: dict[int, list[dict]] = {}
-    for s in segments:
-        by_lecture.setdefault(s["lecture_no"], []).append(s)
-    titles = {l["lecture_no"]: l["lecture_title"] for l in lectures}
+    by_lecture, titles, questions = load_dev_set()
     with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
         course, ids = upload_course(eph, "MIT 6.006 (answers eval)", by_lecture, titles)
         number_of = {lid: no for no, lid in ids.items()}

@@ -52,6 +52,15 @@ def _clock(t: float) -> str:
     return f"{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}.{0:03d}"
 
 
+def load_dev_set() -> tuple[dict[int, list[dict]], dict[int, str], list[dict]]:
+    """(segments by lecture number, lecture titles by number, questions) of the MIT 6.006 dev set."""
+    by_lecture: dict[int, list[dict]] = {}
+    for s in load_jsonl(DATA / "segments.jsonl"):
+        by_lecture.setdefault(s["lecture_no"], []).append(s)
+    titles = {l["lecture_no"]: l["lecture_title"] for l in load_jsonl(DATA / "lectures.jsonl")}
+    return by_lecture, titles, load_jsonl(DATA / "questions_dev.jsonl")
+
+
 def lecture_vtt(segments: list[dict]) -> str:
     """WebVTT of one lecture: one cue per transcript segment (times in seconds)."""
     out = ["WEBVTT", ""]
@@ -182,13 +191,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     from services.ask.retrieve import retrieve
     from services.ask.search_index import ALL_COURSES, EmbeddedSearchIndex
 
-    segments = load_jsonl(DATA / "segments.jsonl")
-    lectures = load_jsonl(DATA / "lectures.jsonl")
-    questions = load_jsonl(DATA / "questions_dev.jsonl")
-    by_lecture: dict[int, list[dict]] = {}
-    for s in segments:
-        by_lecture.setdefault(s["lecture_no"], []).append(s)
-    titles = {l["lecture_no"]: l["lecture_title"] for l in lectures}
+    by_lecture, titles, questions = load_dev_set()
 
     from contextlib import nullcontext
 

@@ -36,6 +36,23 @@ class Stack:
     def db(self):
         return psycopg.connect(self.db_url, autocommit=True)
 
+    def course_with_video(self, title: str, video: Path, number: int) -> tuple[str, str]:
+        """A new course with ``video`` uploaded through the API and processed to ``ready``:
+        returns (course_id, lecture_id)."""
+        import requests
+
+        course_id = self.create_course(title)
+        with open(video, "rb") as f:
+            r = requests.post(f"{self.base}/api/courses/{course_id}/lectures", headers=self.admin,
+                              files={"video": (video.name, f, "video/mp4")},
+                              data={"title": "Sorting", "number": str(number)}, timeout=120)
+        assert r.status_code == 202, r.text
+        assert r.json()["status"] == "queued"
+        lecture_id = r.json()["lecture_id"]
+        st = self.wait_ready(lecture_id)
+        assert st["status"] == "ready", st
+        return course_id, lecture_id
+
 
 @pytest.fixture(scope="session")
 def fake_llm():

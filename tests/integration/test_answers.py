@@ -13,13 +13,7 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def course(stack, synth_video):
     res, _ = synth_video
-    course_id = stack.create_course("Algorithms (answers)")
-    with open(res.path, "rb") as f:
-        r = requests.post(f"{stack.base}/api/courses/{course_id}/lectures", headers=stack.admin,
-                          files={"video": ("lecture.mp4", f, "video/mp4")}, data={"title": "Sorting", "number": "7"},
-                          timeout=120)
-    lecture_id = r.json()["lecture_id"]
-    assert stack.wait_ready(lecture_id)["status"] == "ready"
+    course_id, lecture_id = stack.course_with_video("Algorithms (answers)", res.path, 7)
     return course_id, lecture_id, res
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import shutil
 
 import pytest
-import requests
 
 pytestmark = pytest.mark.slow
 
@@ -19,13 +18,7 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 @pytest.fixture(scope="module")
 def course(stack, synth_video):
     res, _ = synth_video
-    course_id = stack.create_course("Algorithms (browser)")
-    with open(res.path, "rb") as f:
-        r = requests.post(f"{stack.base}/api/courses/{course_id}/lectures", headers=stack.admin,
-                          files={"video": ("lecture.mp4", f, "video/mp4")}, data={"title": "Sorting", "number": "2"},
-                          timeout=120)
-    assert r.status_code == 202
-    assert stack.wait_ready(r.json()["lecture_id"])["status"] == "ready"
+    course_id, _ = stack.course_with_video("Algorithms (browser)", res.path, 2)
     return course_id, res
 
 

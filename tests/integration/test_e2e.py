@@ -15,18 +15,9 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def lecture(stack, synth_video):
-    res, parts = synth_video
-    course_id = stack.create_course("Algorithms (e2e)")
-    with open(res.path, "rb") as f:
-        r = requests.post(f"{stack.base}/api/courses/{course_id}/lectures", headers=stack.admin,
-                          files={"video": ("lecture.mp4", f, "video/mp4")}, data={"title": "Sorting", "number": "5"},
-                          timeout=120)
-    assert r.status_code == 202, r.text
-    body = r.json()
-    assert body["status"] == "queued"
-    st = stack.wait_ready(body["lecture_id"])
-    assert st["status"] == "ready", st
-    return {"course_id": course_id, "lecture_id": body["lecture_id"], "video": res}
+    res, _ = synth_video
+    course_id, lecture_id = stack.course_with_video("Algorithms (e2e)", res.path, 5)
+    return {"course_id": course_id, "lecture_id": lecture_id, "video": res}
 
 
 def test_lecture_is_listed_ready_with_duration(stack, lecture):
