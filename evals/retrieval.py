@@ -174,6 +174,9 @@ def configurations():
         ("+ sentence windows (weighted)", replace(base, fusion="weighted")),
         ("+ sub-chunks + sentence windows (RRF)", replace(base, lists=seg + ("dense_sub", "dense_sent"))),
         ("rerank: sentence windows over top 12 (RRF)", replace(base, lists=seg + ("dense_sub",), rerank=True)),
+        ("+ chapter-summary prior (RRF, weight 0.4)", replace(base, lists=base.lists + ("chapter",))),
+        ("+ chapter-summary prior (weighted, paper: 1.0/1.25/0.4)",
+         replace(base, lists=seg + ("chapter",), fusion="weighted", weights={"dense": 1.0, "bm25": 1.25, "chapter": 0.4})),
         ("+ BM25 pseudo-relevance feedback (3 docs, 5 terms)", replace(base, prf_docs=3, prf_terms=5, prf_weight=0.2)),
         ("+ passages re-centred on the best sentence window", replace(base, center=True, center_target_s=75.0)),
     ]

@@ -128,3 +128,15 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 -- added with grounded answers
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS rewritten_question text;
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS reason text;
+
+-- Chapters: topic stretches of a lecture with an extractive title and summary bullets.
+CREATE TABLE IF NOT EXISTS chapters (
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  idx int NOT NULL,
+  start_s double precision NOT NULL,
+  end_s double precision NOT NULL,
+  title text NOT NULL,
+  bullets jsonb NOT NULL,
+  bullet_embeddings jsonb NOT NULL,
+  PRIMARY KEY (lecture_id, idx)
+);

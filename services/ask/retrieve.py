@@ -1,7 +1,9 @@
 """Hybrid retrieval inside one course: several ranked lists of segments, fused.
 
 Lists (see ``EmbeddedSearchIndex.search``): ``dense`` and ``bm25`` on segments, ``dense_sub``
-and ``bm25_sub`` on ~20 s sub-chunks max-pooled to their segment. Fusion:
+and ``bm25_sub`` on ~20 s sub-chunks max-pooled to their segment; ``dense_sent`` and ``chapter``
+re-rank the union of the others' candidates by best sentence window and by chapter-summary
+prior (weight 0.4, as in the Cite-or-Decline paper). Fusion:
 
 - ``rrf``: reciprocal rank fusion, score(d) = Σ_lists w_l / (k + rank_l(d)), k = 60
   (Cormack, Clarke & Büttcher, SIGIR 2009).
@@ -34,7 +36,7 @@ class RetrievalConfig:
     lists: tuple[str, ...] = ("dense", "bm25", "dense_sent")
     fusion: str = "rrf"
     weights: dict = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5, "dense_sub": 1.0, "bm25_sub": 1.5,
-                                                   "dense_sent": 1.0})
+                                                   "dense_sent": 1.0, "chapter": 0.4})
     rerank: bool = False
     rerank_top: int = 12
     rerank_weight: float = 1.0
@@ -111,6 +113,24 @@ def sentence_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query
             for sc, h in scored[:depth]]
 
 
+def chapter_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
+                 depth: int) -> list[Hit]:
+    """Candidates of the other lists ranked by their chapter-summary prior (ties: dense score);
+    candidates whose chapter has no summary get the query's lowest prior, as in the paper."""
+    seen: dict[str, Hit] = {}
+    dense = {h.point_id: h.score for h in lists.get("dense", [])}
+    for hits in lists.values():
+        for h in hits:
+            seen.setdefault(h.point_id, h)
+    priors = {pid: index.chapter_prior(h, query_vec) for pid, h in seen.items()}
+    known = [p for p in priors.values() if p is not None]
+    floor = min(known) if known else 0.0
+    scored = sorted(seen.values(), key=lambda h: (-(priors[h.point_id] if priors[h.point_id] is not None else floor),
+                                                  -dense.get(h.point_id, -1.0)))
+    return [Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text,
+                priors[h.point_id] if priors[h.point_id] is not None else floor) for h in scored[:depth]]
+
+
 def _best_window(vecs: np.ndarray, query_vec: np.ndarray, lo: int, hi: int, max_window: int = 3) -> tuple[int, int]:
     """Indices [i, j) of the best window of 1..max_window sentences inside [lo, hi)."""
     best, arg = -2.0, (lo, lo + 1)
@@ -173,6 +193,8 @@ def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None,
         all_lists = index.search(course_id, lecture_id, query_vec, query, cfg.depth, sparse_query=sparse)
     if "dense_sent" in cfg.lists:
         all_lists["dense_sent"] = sentence_list(index, all_lists, query_vec, cfg.depth)
+    if "chapter" in cfg.lists:
+        all_lists["chapter"] = chapter_list(index, all_lists, query_vec, cfg.depth)
     lists = {name: all_lists[name] for name in cfg.lists}
     fused = (rrf if cfg.fusion == "rrf" else weighted)(lists, cfg.weights)
     by_id: dict[str, Hit] = {}

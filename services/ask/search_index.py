@@ -93,6 +93,8 @@ class EmbeddedSearchIndex:
         self.course_of: dict[str, str] = {}
         self._df_cache: dict[str, tuple[int, dict[int, int]]] = {}
         self._vocab_cache: dict[str, dict[str, int]] = {}
+        # lecture_id -> chapters [(start_s, end_s, bullet embeddings (k, dim))] for the chapter prior
+        self.chapters: dict[str, list[tuple[float, float, np.ndarray]]] = {}
         # lecture_id -> all its sentences in time order with their embeddings (centered passages)
         self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
 
@@ -129,6 +131,7 @@ class EmbeddedSearchIndex:
         self._df_cache.pop(course, None)
         self._vocab_cache.pop(course, None)
         self.lecture_sentences.pop(lecture_id, None)
+        self.chapters.pop(lecture_id, None)
 
     def _load_lecture(self, course_id: str, lecture_id: str, number: int) -> None:
         with self.pool.connection() as conn:
@@ -138,6 +141,8 @@ class EmbeddedSearchIndex:
                                  "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
             subs = conn.execute("SELECT idx, segment_idx, start_s, end_s, text, embedding FROM subchunks "
                                 "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
+            chaps = conn.execute("SELECT start_s, end_s, bullet_embeddings FROM chapters WHERE lecture_id=%s "
+                                 "ORDER BY idx", (lecture_id,)).fetchall()
         self._drop_lecture(lecture_id)
 
         def point(pid: str, kind: str, seg_idx: int, r: dict) -> q.Point:
@@ -157,6 +162,9 @@ class EmbeddedSearchIndex:
                                                         s["end_s"], s["text"], 0.0)
         if points:
             self.shard.update(q.UpdateOperation.upsert_points(points))
+        self.chapters[lecture_id] = [
+            (c["start_s"], c["end_s"], np.asarray(c["bullet_embeddings"], dtype="float32").reshape(-1, EMBED_DIM))
+            for c in chaps]
         if sents:
             self.lecture_sentences[lecture_id] = (
                 [IndexedSentence(r["start_s"], r["end_s"], r["text"]) for r in sents],
@@ -171,6 +179,16 @@ class EmbeddedSearchIndex:
             )
 
     # -- queries ------------------------------------------------------------------------
+    def chapter_prior(self, hit: Hit, query_vec: np.ndarray) -> float | None:
+        """Max cosine between the query and the summary bullets of the chapter holding the
+        segment's midpoint (the Cite-or-Decline paper's chapter-summary prior); None when that
+        chapter has no bullets."""
+        mid = (hit.start_s + hit.end_s) / 2
+        for start, end, bullets in self.chapters.get(hit.lecture_id, []):
+            if start <= mid <= end + 1e-6:
+                return float((bullets @ query_vec).max()) if len(bullets) else None
+        return None
+
     def course_vocabulary(self, course_id: str) -> dict[str, int]:
         """Lower-case words of the course's segments with their counts (for spelling correction)."""
         import re as _re

@@ -179,9 +179,15 @@ def create_app() -> Flask:
     @app.get("/api/lectures/<lecture_id>")
     def get_lecture(lecture_id: str):
         r = lecture_row(lecture_id)
+        with pool.connection() as conn:
+            chapters = conn.execute("SELECT start_s, end_s, title, bullets FROM chapters WHERE lecture_id=%s "
+                                    "ORDER BY idx", (r["id"],)).fetchall()
         return {"id": str(r["id"]), "course_id": str(r["course_id"]), "number": r["number"], "title": r["title"],
                 "status": r["status"], "stage": r["stage"], "progress": r["progress"], "error": r["error"],
-                "duration_s": r["duration_s"], "chapters": []}
+                "duration_s": r["duration_s"],
+                "chapters": [{"start_s": c["start_s"], "end_s": c["end_s"], "title": c["title"],
+                              "summary": "\n".join(f"• {b}" for b in c["bullets"]), "bullets": c["bullets"]}
+                             for c in chapters]}
 
     @app.get("/api/lectures/<lecture_id>/video")
     def get_video(lecture_id: str):

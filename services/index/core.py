@@ -139,3 +139,112 @@ def make_subchunks(segments: Sequence[Segment], *, target_s: float = 20.0) -> li
                 runs.append(cur)
         out.extend(SubChunk(si, r[0].start_s, r[-1].end_s, " ".join(x.text for x in r)) for r in runs)
     return out
+
+
+@dataclass
+class Chapter:
+    """A stretch of the lecture on one topic: ``start_s``/``end_s`` in seconds, an extractive
+    ``title`` and up to ``bullets`` summary sentences (lecture order)."""
+
+    start_s: float
+    end_s: float
+    first_segment: int
+    last_segment: int
+    title: str
+    bullets: list[str]
+
+
+def chapter_boundaries(seg_vecs, *, min_segments: int = 3, depth_threshold: float = 0.1) -> list[int]:
+    """Indices of the segments that start a new chapter (0 always), TextTiling-style
+    (Hearst, "TextTiling", Computational Linguistics 23(1), 1997): the gap score between
+    segment i-1 and i is the cosine of the mean embedding of up to 2 segments before and 2 after;
+    a gap whose depth (how far it dips below the highest scores on both sides) is at least
+    ``depth_threshold`` starts a chapter, keeping chapters at least ``min_segments`` long.
+
+    ``seg_vecs``: array (n_segments, dim) of L2-normalised embeddings.
+    """
+    import numpy as np
+
+    n = len(seg_vecs)
+    if n < 2 * min_segments:
+        return [0]
+    gaps = []
+    for i in range(1, n):
+        a = seg_vecs[max(0, i - 2):i].mean(axis=0)
+        b = seg_vecs[i:i + 2].mean(axis=0)
+        gaps.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9)))
+    depths = []
+    for j, g in enumerate(gaps):
+        left = max(gaps[:j + 1])
+        right = max(gaps[j:])
+        depths.append((left - g) + (right - g))
+    starts = [0]
+    for j in sorted(range(len(gaps)), key=lambda j: -depths[j]):
+        i = j + 1
+        if depths[j] < depth_threshold:
+            break
+        cand = sorted(starts + [i])
+        bounds = cand + [n]
+        if all(b - a >= min_segments for a, b in zip(bounds, bounds[1:])):
+            starts = cand
+    return starts
+
+
+_TITLE_STOP = frozenset("""a an the of to in on at by for with from and or but if then so as is are was were be been it
+its this that these those there here we you i he she they them our your my me us do does did can could would should
+will just like right okay ok yeah um uh what which who how why when where not no yes all any some more most very about
+into over also than too have has had get got let going know think thing things want say said one two way sort
+kind really actually well now see look make go gonna good same""".split())
+
+
+def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
+    """The chapter's most distinctive one- or two-word phrase (TF·IDF over the lecture's
+    segments; a bigram counts 1.5× a single word), title-cased."""
+    import math
+    import re as _re
+
+    words = [w for w in _re.findall(r"[a-z][a-z'-]+", text.lower())]
+    scores: dict[str, float] = {}
+    for i, w in enumerate(words):
+        if w in _TITLE_STOP or len(w) < 3:
+            continue
+        idf = math.log((n_docs + 1) / (course_df.get(w, 0) + 0.5))
+        scores[w] = scores.get(w, 0.0) + idf
+        if i + 1 < len(words) and words[i + 1] not in _TITLE_STOP and len(words[i + 1]) >= 3:
+            bg = f"{w} {words[i + 1]}"
+            idf2 = math.log((n_docs + 1) / (course_df.get(words[i + 1], 0) + 0.5))
+            scores[bg] = scores.get(bg, 0.0) + 0.75 * (idf + idf2)
+    if not scores:
+        return "Untitled"
+    best = max(scores, key=lambda k: scores[k])
+    return best.title()
+
+
+def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3) -> list[Chapter]:
+    """Chapters of a lecture: topic boundaries (:func:`chapter_boundaries`), an extractive
+    title (:func:`chapter_title`) and the ``bullets`` sentences closest to the chapter's
+    centroid (at least 6 words each), in lecture order."""
+    import re as _re
+
+    if not segments:
+        return []
+    starts = chapter_boundaries(seg_vecs)
+    df: dict[str, int] = {}
+    for seg in segments:
+        for w in set(_re.findall(r"[a-z][a-z'-]+", seg.text.lower())):
+            df[w] = df.get(w, 0) + 1
+    out = []
+    bounds = starts + [len(segments)]
+    for a, b in zip(bounds, bounds[1:]):
+        text = " ".join(s.text for s in segments[a:b])
+        centroid = seg_vecs[a:b].mean(axis=0)
+        cands = []
+        for si in range(a, b):
+            for sent, vec in zip(segments[si].sentences, sent_vecs_by_segment[si]):
+                if len(sent.text.split()) >= 6 and not sent.text.endswith("?"):
+                    cands.append((float(vec @ centroid), sent))
+        cands.sort(key=lambda x: -x[0])
+        chosen = sorted((s for _, s in cands[:bullets]), key=lambda s: s.start_s)
+        out.append(Chapter(segments[a].start_s, segments[b - 1].end_s, a, b - 1,
+                           chapter_title(text, df, len(segments)), [s.text for s in chosen]))
+    return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 
@@ -20,7 +21,7 @@ def segment_id(lecture_id: str, idx: int) -> str:
 
 
 def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
-    """``lecture.slides_read`` → segments, sub-chunks and sentences with embeddings → ``lecture.indexed``.
+    """``lecture.slides_read`` → segments, sub-chunks, sentences (embedded) and chapters → ``lecture.indexed``.
 
     Raises :class:`PermanentError` when the lecture has no transcript.
     """
@@ -40,11 +41,18 @@ def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
     sent_vecs = models.embed(name, [s.text for _, s in flat])
     subchunks = core.make_subchunks(segments)
     sub_vecs = models.embed(name, [c.text for c in subchunks])
+    offsets, pos = [], 0
+    for seg in segments:
+        offsets.append((pos, pos + len(seg.sentences)))
+        pos += len(seg.sentences)
+    chapters = core.make_chapters(segments, seg_vecs, [sent_vecs[a:b] for a, b in offsets])
+    bullet_vecs = [models.embed(name, c.bullets).tolist() for c in chapters]
     ctx.progress(0.9)
     with ctx.pool.connection() as conn, conn.transaction():
         conn.execute("DELETE FROM segments WHERE lecture_id=%s", (ctx.lecture_id,))
         conn.execute("DELETE FROM sentences WHERE lecture_id=%s", (ctx.lecture_id,))
         conn.execute("DELETE FROM subchunks WHERE lecture_id=%s", (ctx.lecture_id,))
+        conn.execute("DELETE FROM chapters WHERE lecture_id=%s", (ctx.lecture_id,))
         with conn.cursor() as cur:
             cur.executemany(
                 "INSERT INTO segments (id, lecture_id, course_id, idx, start_s, end_s, text, embedding) "
@@ -64,8 +72,15 @@ def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
                 [(ctx.lecture_id, j, c.segment_idx, c.start_s, c.end_s, c.text, sub_vecs[j].tolist())
                  for j, c in enumerate(subchunks)],
             )
+            cur.executemany(
+                "INSERT INTO chapters (lecture_id, idx, start_s, end_s, title, bullets, bullet_embeddings) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+                [(ctx.lecture_id, j, c.start_s, c.end_s, c.title, json.dumps(c.bullets), json.dumps(bullet_vecs[j]))
+                 for j, c in enumerate(chapters)],
+            )
         conn.execute("UPDATE lectures SET indexed_at=clock_timestamp(), status='ready', stage='ready', "
                      "progress=1, error=NULL, updated_at=now() WHERE id=%s", (ctx.lecture_id,))
-    log.info("indexed %s: %d segments, %d sentences", ctx.lecture_id, len(segments), len(flat))
+    log.info("indexed %s: %d segments, %d sentences, %d chapters", ctx.lecture_id, len(segments), len(flat),
+             len(chapters))
     return bus.INDEXED, ev.LectureIndexed(lecture_id=event.lecture_id, course_id=event.course_id,
                                           segment_count=len(segments))

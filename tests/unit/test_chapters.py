@@ -1,0 +1,54 @@
+import numpy as np
+
+from services.index.core import Segment, Sentence, chapter_boundaries, chapter_title, make_chapters
+
+
+def _unit(v):
+    v = np.asarray(v, dtype="float32")
+    return v / np.linalg.norm(v)
+
+
+def test_boundaries_follow_topic_shifts():
+    rng = np.random.default_rng(0)
+    topics = [_unit(rng.normal(size=16)) for _ in range(3)]
+    vecs = np.stack([_unit(topics[i // 5] + 0.1 * rng.normal(size=16)) for i in range(15)])
+    assert chapter_boundaries(vecs) == [0, 5, 10]
+
+
+def test_one_topic_is_one_chapter_and_short_lectures_too():
+    rng = np.random.default_rng(1)
+    t = _unit(rng.normal(size=16))
+    vecs = np.stack([_unit(t + 0.05 * rng.normal(size=16)) for _ in range(12)])
+    assert chapter_boundaries(vecs) == [0]
+    assert chapter_boundaries(vecs[:4]) == [0]
+
+
+def test_chapters_never_shorter_than_min_segments():
+    rng = np.random.default_rng(2)
+    vecs = np.stack([_unit(rng.normal(size=16)) for _ in range(20)])  # noise: many shallow gaps
+    starts = chapter_boundaries(vecs, min_segments=3)
+    bounds = starts + [20]
+    assert starts[0] == 0 and all(b - a >= 3 for a, b in zip(bounds, bounds[1:]))
+
+
+def test_title_is_the_distinctive_phrase():
+    df = {"hash": 1, "table": 1, "the": 9, "sort": 8, "merge": 2}
+    assert chapter_title("the hash table and the hash table again, we sort", df, 10) == "Hash Table"
+
+
+def test_make_chapters_bullets_are_central_sentences_in_order():
+    rng = np.random.default_rng(3)
+    topics = [_unit(rng.normal(size=8)) for _ in range(2)]
+    segs, seg_vecs, sent_vecs = [], [], []
+    for i in range(8):
+        t = topics[i // 4]
+        sents = [Sentence(i * 60 + j * 20, i * 60 + j * 20 + 18, f"Sentence {j} of segment {i} about topic words here.")
+                 for j in range(3)]
+        segs.append(Segment(i * 60, i * 60 + 58, sents))
+        seg_vecs.append(_unit(t + 0.05 * rng.normal(size=8)))
+        sent_vecs.append(np.stack([_unit(t + 0.3 * rng.normal(size=8)) for _ in sents]))
+    chapters = make_chapters(segs, np.stack(seg_vecs), sent_vecs)
+    assert [c.first_segment for c in chapters] == [0, 4]
+    assert chapters[0].start_s == 0 and chapters[1].start_s == 240
+    for c in chapters:
+        assert 1 <= len(c.bullets) <= 3 and c.title
