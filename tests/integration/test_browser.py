@@ -70,3 +70,24 @@ def test_declined_answer_looks_intentional(stack, course, page):
     box = page.query_selector(".answer.declined")
     assert "Not covered in these lectures" in box.inner_text()
     assert box.query_selector(".chip") is None
+
+
+def test_transcript_follows_playback_and_chapters_seek(stack, course, page):
+    course_id, res = course
+    page.goto(f"{stack.base}/courses/{course_id}")
+    page.wait_for_selector("#transcript li")
+    page.wait_for_selector("#chapters li")
+    assert page.inner_text("#chapters li strong")
+    page.wait_for_function("document.querySelector('#player').readyState >= 1", timeout=20_000)
+    lines = page.query_selector_all("#transcript li")
+    target = lines[-1]
+    t = float(target.get_attribute("data-start"))
+    target.query_selector("button").click()
+    page.wait_for_function(f"Math.abs(document.querySelector('#player').currentTime - {t}) < 1.0", timeout=10_000)
+    page.evaluate("document.querySelector('#player').pause()")
+    page.wait_for_function("document.querySelector('#transcript li.current') !== null", timeout=10_000)
+    current = page.query_selector("#transcript li.current")
+    assert float(current.get_attribute("data-start")) <= t + 0.5
+    assert current.get_attribute("data-start") == target.get_attribute("data-start")
+    page.query_selector("#chapters li button").click()
+    page.wait_for_function("document.querySelector('#player').currentTime < 1.0", timeout=10_000)

@@ -35,6 +35,53 @@ async function showHome() {
   }
 }
 
+async function loadStudy(lecture) {
+  const [detail, transcript] = await Promise.all([
+    api(`/api/lectures/${lecture.id}`), api(`/api/lectures/${lecture.id}/transcript`)]);
+  const chapters = $("#chapters");
+  chapters.innerHTML = "";
+  for (const c of detail.chapters) {
+    const li = document.createElement("li");
+    const b = document.createElement("button");
+    b.type = "button";
+    b.innerHTML = `<span class="t"></span><strong></strong><span class="sum"></span>`;
+    b.querySelector(".t").textContent = clock(c.start_s);
+    b.querySelector("strong").textContent = c.title;
+    b.querySelector(".sum").textContent = c.summary;
+    b.setAttribute("aria-label", `Chapter ${c.title} at ${clock(c.start_s)}`);
+    b.addEventListener("click", () => selectLecture(lecture, c.start_s));
+    li.appendChild(b);
+    chapters.appendChild(li);
+  }
+  const list = $("#transcript");
+  list.innerHTML = "";
+  for (const seg of transcript.segments) {
+    const li = document.createElement("li");
+    li.dataset.start = seg.start_s;
+    li.dataset.end = seg.end_s;
+    const b = document.createElement("button");
+    b.type = "button";
+    b.innerHTML = `<span class="t"></span><span class="line"></span>`;
+    b.querySelector(".t").textContent = clock(seg.start_s);
+    b.querySelector(".line").textContent = seg.text;
+    b.addEventListener("click", () => selectLecture(lecture, seg.start_s));
+    li.appendChild(b);
+    list.appendChild(li);
+  }
+}
+
+function highlightTranscript(t, cls) {
+  const items = document.querySelectorAll("#transcript li");
+  let hit = null;
+  items.forEach((li) => {
+    const on = t >= parseFloat(li.dataset.start) - 0.01 && t < parseFloat(li.dataset.end) + 0.5 && !hit;
+    if (on) hit = li;
+    li.classList.toggle(cls, on);
+  });
+  if (hit && cls === "cited") hit.scrollIntoView({ block: "nearest" });
+  return hit;
+}
+
 function selectLecture(lecture, seekTo) {
   const player = $("#player");
   const changed = !state.current || state.current.id !== lecture.id;
@@ -43,6 +90,8 @@ function selectLecture(lecture, seekTo) {
     b.setAttribute("aria-current", String(b.dataset.lecture === lecture.id)));
   $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
   if (changed) {
+    loadStudy(lecture).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
+      .catch(() => {});
     player.src = `/api/lectures/${lecture.id}/video`;
     if (seekTo !== undefined) {
       player.addEventListener("loadedmetadata", () => { player.currentTime = seekTo; player.play().catch(() => {}); }, { once: true });
@@ -50,8 +99,18 @@ function selectLecture(lecture, seekTo) {
   } else if (seekTo !== undefined) {
     player.currentTime = seekTo;
     player.play().catch(() => {});
+    highlightTranscript(seekTo, "cited");
   }
 }
+
+$("#player").addEventListener("timeupdate", () => {
+  const li = highlightTranscript($("#player").currentTime, "current");
+  const box = $("#transcript");
+  if (li && document.activeElement !== box) {
+    const top = li.offsetTop - box.offsetTop;
+    if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 40) box.scrollTop = top - 40;
+  }
+});
 
 async function showCourse(courseId) {
   $("#course").hidden = false;
