@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
 
         stack.up(settings)
         print(f"Open http://{settings.gateway_host}:{settings.gateway_port}/")
+        print(f"Admin token: {stack.admin_token(settings)}  (LC_ADMIN_TOKEN, or kept in {settings.data_dir / 'admin_token'})")
     elif args.cmd == "down":
         from . import stack
 

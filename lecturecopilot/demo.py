@@ -9,7 +9,6 @@ the video through the public API, waits for ``ready``, asks questions and prints
 from __future__ import annotations
 
 import json
-import secrets
 import statistics
 import time
 from pathlib import Path
@@ -44,14 +43,6 @@ def demo_parts(data_dir: Path = DATA) -> list[Part]:
     return parts
 
 
-def _token(settings: Settings) -> str:
-    f = settings.data_dir / "admin_token"
-    if not f.exists():
-        f.write_text("lc_admin_" + secrets.token_urlsafe(24))
-        f.chmod(0o600)
-    return f.read_text().strip()
-
-
 def run(settings: Settings) -> None:
     """Runs the demo (see module docstring); leaves the stack running."""
     t_all = time.time()
@@ -60,10 +51,7 @@ def run(settings: Settings) -> None:
         print("Making the demo video (espeak-ng narration of MIT 6.006 L4 + rendered slides)...")
         res = synth_lecture(demo_parts(), video)
         print(f"  {video} ({res.duration_s:.0f} s)")
-    import os
-
-    token = os.environ.get("LC_ADMIN_TOKEN") or _token(settings)
-    os.environ["LC_ADMIN_TOKEN"] = token
+    token = stack.admin_token(settings)
     print("Starting the stack (embedded Postgres + NATS unless DATABASE_URL / NATS_URL are set)...")
     stack.up(settings)
     base = f"http://{settings.gateway_host}:{settings.gateway_port}"

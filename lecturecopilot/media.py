@@ -70,11 +70,12 @@ def probe(path: Path) -> ProbeResult:
     )
 
 
-def check_lecture_video(result: ProbeResult, *, max_duration_s: float) -> None:
-    """Refuses what the pipeline cannot process. Raises :class:`MediaError` with the reason."""
+def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_audio: bool = True) -> None:
+    """Refuses what the pipeline cannot process. Raises :class:`MediaError` with the reason.
+    ``needs_audio=False`` when captions come with the video (nothing to transcribe then)."""
     if result.video_codec is None:
         raise MediaError("The file has no video stream; upload a lecture video (MP4, MOV or WebM).")
-    if not result.has_audio:
+    if needs_audio and not result.has_audio:
         raise MediaError("The video has no audio track, so there is nothing to transcribe.")
     if result.duration_s <= 0:
         raise MediaError("The video's duration could not be read; the file may be truncated.")

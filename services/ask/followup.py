@@ -11,9 +11,10 @@ import re
 
 from .refine import content_words
 
-_REPHRASE = re.compile(r"^(?:can you |could you |please )?(?:explain|say|put) (?:that|it|this)\b.*"
-                       r"|^(?:simpler|more simply|in simpler terms|eli5|i don'?t (?:get|understand)(?: it| that)?)\W*$"
-                       r"|^(?:go on|tell me more|more|continue|elaborate|example\??|give me an example)\W*$", re.I)
+_REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) (?:that|it|this)\b.*"
+                       r"|(?:simpler|more simply|in simpler terms|eli5|i don'?t (?:get|understand)(?: it| that)?)\W*$"
+                       r"|(?:go on|tell me more|more|continue|elaborate|(?:an )?example|give (?:me )?(?:an|another) "
+                       r"example|show (?:me )?an example)\W*(?:please)?\W*$)", re.I)
 _WHY = re.compile(r"^(?:but |and |so )?(?:why|how come|why is that|why so|how so)\W*$", re.I)
 _SWAP = re.compile(r"^(?:and|what|how|but)?\s*(?:about|for|with|regarding|in)?\s*(?:the case of\s+)?(?P<x>.+?)\W*$", re.I)
 _STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how about|and)\s+", re.I)
@@ -49,7 +50,7 @@ def rewrite(message: str, history: list[str]) -> str:
     msg = " ".join(message.split())
     if not history:
         return msg
-    prev = history[-1]
+    prev = re.sub(r"^Why\? ", "", history[-1])  # "why?" → the question it asked why about
     if _WHY.match(msg):
         return f"Why? {prev}"
     if _REPHRASE.match(msg):

@@ -20,12 +20,17 @@ class LectureInfo:
     number: int
     title: str
     duration_s: float | None
+    chapters: tuple[tuple[float, str], ...] = ()  # (start_s, title)
 
 
 _HOW_MANY = re.compile(r"\bhow many (?:lectures|videos|classes|sessions)\b|\b(?:list|show)(?: me)? (?:all |the )*lectures\b"
                        r"|\bwhat lectures (?:are there|does (?:this|the) course have)\b", re.I)
 _HOW_LONG = re.compile(r"\b(?:how long|duration|length)\b.*\blecture\s*(?:#|no\.?|number)?\s*(\d+)"
                        r"|\blecture\s*(\d+)\b.*\b(?:how long|duration|length)\b", re.I)
+_TOPICS = re.compile(r"\bwhat (?:topics|subjects|things)\b.*\b(?:course|class|lectures?)\b"
+                     r"|\bwhat (?:is|does) (?:this|the) (?:course|class)\b.*\b(?:about|cover)\b"
+                     r"|\b(?:syllabus|course outline|table of contents)\b", re.I)
+_COURSE_LONG = re.compile(r"\bhow (?:long|many hours)\b.*\b(?:course|class|all (?:the )?lectures)\b", re.I)
 _ABOUT = re.compile(r"\bwhat(?:'s| is| does)\s+lecture\s*(\d+)\s*(?:about|cover)\b", re.I)
 _WHICH = re.compile(r"\b(?:which|what|in which)\s+lectures?\s+(?:covers?|discuss(?:es)?|talks? about|is about|"
                     r"explains?|teach(?:es)?|introduces?|has|mentions?)\s+(?P<x>.+?)[?.!]*$"
@@ -49,8 +54,23 @@ def answer(question: str, lectures: list[LectureInfo],
     by_number = {l.number: l for l in ready}
     if _HOW_MANY.search(question):
         parts = [f"L{l.number} {l.title} ({_dur(l)})" for l in ready]
-        text = f"This course has {len(ready)} lecture{'s' if len(ready) != 1 else ''}: " + "; ".join(parts) + "."
+        text = (f"This course has {len(ready)} lecture{'s' if len(ready) != 1 else ''} ready to ask about: "
+                + "; ".join(parts) + ".")
         return [AnswerSentence(text, [Cite(l.id, l.number, 0.0) for l in ready])]
+    if _COURSE_LONG.search(question):
+        total = sum(l.duration_s or 0 for l in ready)
+        return [AnswerSentence(f"The {len(ready)} lecture{'s' if len(ready) != 1 else ''} add up to {clock(total)}.",
+                               [Cite(l.id, l.number, 0.0) for l in ready])]
+    if _TOPICS.search(question):
+        out = []
+        for l in ready:
+            chapters = [(t, title) for t, title in l.chapters]
+            if chapters:
+                text = f"L{l.number} {l.title} covers " + ", ".join(t for _, t in chapters) + "."
+                out.append(AnswerSentence(text, [Cite(l.id, l.number, t) for t, _ in chapters[:4]]))
+            else:
+                out.append(AnswerSentence(f"L{l.number} is {l.title}.", [Cite(l.id, l.number, 0.0)]))
+        return out
     m = _HOW_LONG.search(question)
     if m:
         n = int(m.group(1) or m.group(2))

@@ -93,7 +93,14 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         with self.pool.connection() as conn:
             rows = conn.execute("SELECT id::text AS id, number, title, duration_s FROM lectures "
                                 "WHERE course_id=%s AND status='ready' ORDER BY number", (course_id,)).fetchall()
-        return [outline.LectureInfo(r["id"], r["number"], r["title"], r["duration_s"]) for r in rows]
+            chaps = conn.execute("SELECT c.lecture_id::text AS l, c.start_s, c.title FROM chapters c "
+                                 "JOIN lectures l ON l.id=c.lecture_id WHERE l.course_id=%s ORDER BY c.idx",
+                                 (course_id,)).fetchall()
+        by_lecture: dict[str, list] = {}
+        for c in chaps:
+            by_lecture.setdefault(c["l"], []).append((c["start_s"], c["title"]))
+        return [outline.LectureInfo(r["id"], r["number"], r["title"], r["duration_s"],
+                                    tuple(by_lecture.get(r["id"], ()))) for r in rows]
 
     def _locate(self, course_id: str, lecture_id: str | None):
         """For outline answers: where the course teaches a topic (lecture_id, t_s), or None."""
@@ -111,6 +118,11 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         t0 = time.perf_counter()
         course_id, lecture_id, message = self._check(request, context)
         conversation_id = _uuid_or_none(request.conversation_id) or str(uuid.uuid4())
+        with self.pool.connection() as conn:
+            other = conn.execute("SELECT 1 FROM answers WHERE conversation_id=%s AND course_id<>%s LIMIT 1",
+                                 (conversation_id, course_id)).fetchone()
+        if other:  # a conversation belongs to one course: start a new one
+            conversation_id = str(uuid.uuid4())
         question = followup.rewrite(message, self._history(conversation_id, course_id))
         self.index.sync_course(course_id)
         question = spelling.correct(question, self.index.course_vocabulary(course_id))
@@ -195,7 +207,7 @@ def serve(settings: Settings) -> None:
     ask_pb2_grpc.add_AskServiceServicer_to_server(AskServicer(settings, pool, index), server)
     server.add_insecure_port(f"{settings.ask_host}:{settings.ask_port}")
     server.start()
-    serve_health("0.0.0.0", settings.health_port_ask, lambda: True)
+    serve_health(settings.health_host, settings.health_port_ask, lambda: True)
     log.info("ask serving on %s:%s", settings.ask_host, settings.ask_port)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())

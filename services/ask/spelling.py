@@ -2,6 +2,7 @@
 ("mrege sort" → "merge sort"), so a typo doesn't turn a covered question into a decline.
 
 A word is corrected only when all of these hold: it is not in the course's vocabulary; it is
+not an English word (Debian's word list, ``wamerican``: "print" stays "print"); it is
 lower-case (capitalised words mid-sentence are names: "Dijkstra", "AVL"); it has at least 4
 letters; a course word that occurs at least twice starts with the same letter and is at
 optimal-string-alignment distance 1 (2 from 8 letters on; a swap of two neighbours counts 1,
@@ -11,6 +12,8 @@ rapidfuzz's ``OSA``). The most frequent such word wins; everything else is left 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from pathlib import Path
 
 from rapidfuzz.distance import OSA
 
@@ -20,6 +23,16 @@ for with and or but not no yes can could would should will shall may might must 
 list compare difference between about lecture lectures course courses video videos class many long covers cover
 covered there this that""".split())
 MIN_COUNT = 2
+DICTIONARY = Path("/usr/share/dict/words")  # Debian's wamerican: correct English words are left alone
+
+
+@lru_cache(maxsize=1)
+def english_words() -> frozenset[str]:
+    """Lower-case words of the system word list (empty when it isn't installed)."""
+    try:
+        return frozenset(w.strip().lower() for w in DICTIONARY.read_text(errors="ignore").splitlines())
+    except OSError:
+        return frozenset()
 
 
 def correct(question: str, vocabulary: dict[str, int]) -> str:
@@ -38,7 +51,8 @@ def correct(question: str, vocabulary: dict[str, int]) -> str:
             continue
         is_first, first_word = first_word, False
         low = tok.lower()
-        if (len(tok) < 4 or low in vocabulary or low in _KEEP or (tok[0].isupper() and not is_first)
+        if (len(tok) < 4 or low in vocabulary or low in _KEEP or low in english_words()
+                or (tok[0].isupper() and not is_first)
                 or any(c.isupper() for c in tok[1:])):
             out.append(tok)
             continue

@@ -1,4 +1,4 @@
-"""The gateway: the public HTTP API (../shared/docs/API.md) and the web client.
+"""The gateway: the public HTTP API (see README.md, "HTTP API") and the web client.
 
 Reads courses and lectures from Postgres, forwards uploads to ingest, calls ask over gRPC
 (``Ask`` streamed and relayed as server-sent events). Every error is JSON
@@ -39,6 +39,20 @@ def _uuid(value: str, what: str) -> str:
         return str(uuid.UUID(value))
     except (ValueError, TypeError):
         raise ApiError(404, "not_found", f"Unknown {what}.") from None
+
+
+def _clean_text(value, field: str, max_chars: int) -> str:
+    """A user-supplied string, stripped; 400 when missing, too long, or holding characters no
+    store can keep (NUL, unpaired UTF-16 surrogates)."""
+    if not isinstance(value, str) or not value.strip():
+        raise ApiError(400, f"invalid_{field}", f"'{field}' must be a non-empty string.")
+    if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+        raise ApiError(400, f"invalid_{field}", f"'{field}' contains characters that are not allowed (NUL or "
+                                                "unpaired surrogates).")
+    value = " ".join(value.split()) if field != "comment" else value.strip()
+    if len(value) > max_chars:
+        raise ApiError(400, f"invalid_{field}", f"'{field}' must be at most {max_chars} characters.")
+    return value
 
 
 def _lecture_json(r: dict) -> dict:
@@ -137,15 +151,11 @@ def create_app() -> Flask:
     @app.post("/api/courses")
     def create_course():
         require("instructor", "admin")
-        title = body().get("title")
-        if not isinstance(title, str) or not title.strip():
-            raise ApiError(400, "invalid_title", "'title' must be a non-empty string.")
-        if len(title) > 200:
-            raise ApiError(400, "invalid_title", "'title' must be at most 200 characters.")
+        title = _clean_text(body().get("title"), "title", 200)
         cid = str(uuid.uuid4())
         with pool.connection() as conn:
-            conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, title.strip()))
-        return jsonify({"id": cid, "title": title.strip()}), 201
+            conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, title))
+        return jsonify({"id": cid, "title": title}), 201
 
     @app.get("/api/courses")
     def list_courses():
@@ -209,8 +219,10 @@ def create_app() -> Flask:
     # -- search and ask ----------------------------------------------------------------------
     def ask_args(data: dict, key: str) -> tuple[str, str]:
         text = data.get(key)
-        if not isinstance(text, str) or not text.strip():
-            raise ApiError(400, "invalid_question", f"'{key}' must be a non-empty string.")
+        try:
+            text = _clean_text(text, key, 2000)
+        except ApiError as e:
+            raise ApiError(400, "invalid_question", e.message) from None
         lecture_id = data.get("lecture_id") or ""
         if lecture_id and not isinstance(lecture_id, str):
             raise ApiError(400, "invalid_lecture", "'lecture_id' must be a string or null.")
@@ -222,7 +234,7 @@ def create_app() -> Flask:
         data = body()
         query, lecture_id = ask_args(data, "query")
         k = data.get("k", 6)
-        if not isinstance(k, int) or not 1 <= k <= 50:
+        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
             raise ApiError(400, "invalid_k", "'k' must be an integer from 1 to 50.")
         try:
             resp = ask.Search(ask_pb2.SearchRequest(course_id=str(c["id"]), query=query, k=k, lecture_id=lecture_id),
@@ -310,8 +322,9 @@ def create_app() -> Flask:
         if rating not in ("up", "down"):
             raise ApiError(400, "invalid_rating", "'rating' must be 'up' or 'down'.")
         comment = data.get("comment")
-        if comment is not None and (not isinstance(comment, str) or len(comment) > 2000):
-            raise ApiError(400, "invalid_comment", "'comment' must be a string of at most 2000 characters.")
+        if comment is not None and comment != "":
+            comment = _clean_text(comment, "comment", 2000)
+        comment = comment or None
         with pool.connection() as conn:
             if conn.execute("SELECT 1 FROM answers WHERE id=%s", (aid,)).fetchone() is None:
                 raise ApiError(404, "not_found", "Unknown answer.")

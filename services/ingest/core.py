@@ -13,6 +13,7 @@ from typing import BinaryIO, Callable
 from psycopg_pool import ConnectionPool
 
 from lecturecopilot import bus, media
+from lecturecopilot.captions import parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
@@ -83,7 +84,11 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
     if captions is not None and Path(captions.filename).suffix.lower() not in CAPTION_EXTENSIONS:
         raise IngestError(f"{captions.filename!r} is not a WebVTT (.vtt) or SRT (.srt) file.", status=415,
                           code="unsupported_type")
-    title = (title or "").strip() or Path((video or captions).filename).stem
+    title = " ".join((title or "").split()) or Path((video or captions).filename).stem
+    if "\x00" in title or any(0xD800 <= ord(c) <= 0xDFFF for c in title):
+        raise IngestError("'title' contains characters that are not allowed.", code="invalid_title")
+    if len(title) > 200:
+        raise IngestError("'title' must be at most 200 characters.", code="invalid_title")
     lecture_id = str(uuid.uuid4())
     folder = store.lecture_dir(lecture_id)
     try:
@@ -95,14 +100,22 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
             _save(video, path, settings.max_upload_bytes)
             try:
                 info = media.probe(path)
-                media.check_lecture_video(info, max_duration_s=settings.max_duration_s)
+                media.check_lecture_video(info, max_duration_s=settings.max_duration_s,
+                                          needs_audio=captions is None)
             except media.MediaError as e:
-                raise IngestError(str(e), status=422, code="unprocessable_media") from e
+                raise IngestError(str(e).replace(str(path), video.filename), status=422,
+                                  code="unprocessable_media") from e
             media_uri, duration = store.uri(path), info.duration_s
         if captions is not None:
             cpath = folder / ("captions" + Path(captions.filename).suffix.lower())
             _save(captions, cpath, 50 * 1024 * 1024)
+            try:
+                words = parse_captions(cpath)
+            except ValueError as e:
+                raise IngestError(str(e), status=422, code="unprocessable_captions") from e
             captions_uri = store.uri(cpath)
+            if not duration:
+                duration = words[-1].end_s
         with pool.connection() as conn:
             if number is None:
                 number = conn.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM lectures WHERE course_id=%s",

@@ -6,6 +6,7 @@ import logging
 import time
 
 from lecturecopilot import bus, media
+from lecturecopilot.captions import Word, parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.storage import MediaStore
 from lecturecopilot.worker import PermanentError, StageContext
@@ -15,7 +16,7 @@ from . import core
 log = logging.getLogger(__name__)
 
 
-def _store_words(ctx: StageContext, words: list[core.Word]) -> None:
+def _store_words(ctx: StageContext, words: list[Word]) -> None:
     with ctx.pool.connection() as conn, conn.transaction():
         conn.execute("DELETE FROM transcript_words WHERE lecture_id=%s", (ctx.lecture_id,))
         with conn.cursor() as cur:
@@ -38,7 +39,7 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
     video_path = MediaStore.path_of(event.media_uri) if event.media_uri else None
     try:
         if event.captions_uri:
-            words = core.parse_captions(MediaStore.path_of(event.captions_uri))
+            words = parse_captions(MediaStore.path_of(event.captions_uri))
         elif video_path is not None:
             info = media.probe(video_path)
             workdir = video_path.parent

@@ -1,6 +1,6 @@
 import pytest
 
-from services.transcribe.core import parse_captions
+from lecturecopilot.captions import parse_captions
 
 
 def test_webvtt_with_bom_crlf_and_no_hours(tmp_path):
@@ -29,3 +29,13 @@ def test_unreadable_or_empty_captions(tmp_path, content):
     f.write_text(content)
     with pytest.raises(ValueError):
         parse_captions(f)
+
+
+def test_latin1_and_utf16_and_nul(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_bytes("WEBVTT\n\n00:01.000 --> 00:03.000\nCafé résumé naïve.\n".encode("cp1252"))
+    assert [w.word for w in parse_captions(f)] == ["Café", "résumé", "naïve."]
+    f.write_bytes("WEBVTT\n\n00:01.000 --> 00:03.000\nHash tables.\n".encode("utf-16"))
+    assert [w.word for w in parse_captions(f)] == ["Hash", "tables."]
+    f.write_bytes(b"WEBVTT\n\n00:01.000 --> 00:03.000\nNul\x00 byte here.\n")
+    assert [w.word for w in parse_captions(f)] == ["Nul", "byte", "here."]

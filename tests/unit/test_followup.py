@@ -20,5 +20,15 @@ def test_rewrite(msg, expected):
     assert rewrite(msg, H) == expected
 
 
+def test_why_does_not_stick_to_the_next_follow_up():
+    assert rewrite("and for radix sort?", H + ["Why? What is the running time of counting sort?"]) == \
+        "What is the running time of radix sort?"
+
+
+@pytest.mark.parametrize("msg", ["can you give an example?", "give me another example", "an example please"])
+def test_example_requests_repeat_the_question(msg):
+    assert rewrite(msg, H) == H[0]
+
+
 def test_no_history_leaves_message():
     assert rewrite("why?", []) == "why?"

@@ -26,5 +26,11 @@ def test_words_that_must_stay(typed):
     assert correct(typed, VOCAB) == typed
 
 
+def test_english_words_are_never_corrected():
+    vocab = {"point": 9, "changing": 3, "chaining": 2}
+    assert correct("How do I print a dictionary?", vocab) == "How do I print a dictionary?"
+    assert correct("What is chaining?", vocab) == "What is chaining?"
+
+
 def test_empty_vocabulary():
     assert correct("mrege", {}) == "mrege"

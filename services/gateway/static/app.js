@@ -90,6 +90,7 @@ function selectLecture(lecture, seekTo) {
     b.setAttribute("aria-current", String(b.dataset.lecture === lecture.id)));
   $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
   if (changed) {
+    $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
     loadStudy(lecture).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
       .catch(() => {});
     player.src = `/api/lectures/${lecture.id}/video`;
@@ -113,8 +114,8 @@ $("#player").addEventListener("timeupdate", () => {
 });
 
 async function showCourse(courseId) {
-  $("#course").hidden = false;
   const course = await api(`/api/courses/${courseId}`);
+  $("#course").hidden = false;
   state.course = course;
   state.lectures = course.lectures;
   $("#course-title").textContent = course.title;
@@ -226,8 +227,20 @@ $("#ask-form").addEventListener("submit", async (e) => {
   try { await ask(question); input.value = ""; } finally { btn.disabled = false; }
 });
 
+$("#player").addEventListener("error", () => {
+  if (state.current) $("#now-playing").textContent =
+    `L${state.current.number} · ${state.current.title} — no video for this lecture (transcript only); chips highlight the transcript line.`;
+});
+
 const m = location.pathname.match(/^\/courses\/([0-9a-f-]{36})/);
 (m ? showCourse(m[1]) : showHome()).catch((err) => {
-  document.body.insertAdjacentHTML("beforeend", `<p class="muted" style="text-align:center"></p>`);
-  document.body.lastElementChild.textContent = `Could not load: ${err.message}`;
+  const p = document.createElement("p");
+  p.className = "notice";
+  p.setAttribute("role", "alert");
+  p.textContent = `Could not load this page: ${err.message} `;
+  const a = document.createElement("a");
+  a.href = "/";
+  a.textContent = "See all courses";
+  p.appendChild(a);
+  document.querySelector("header").after(p);
 });
