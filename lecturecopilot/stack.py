@@ -113,6 +113,12 @@ def up(settings: Settings, *, timeout_s: float = 180.0, quiet: bool = False) -> 
 
 
 def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a dead child of ours is reaped, not mistaken for alive)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass
     try:
         os.kill(pid, 0)
         return True

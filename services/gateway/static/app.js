@@ -71,13 +71,11 @@ async function loadStudy(lecture) {
 }
 
 function highlightTranscript(t, cls) {
-  const items = document.querySelectorAll("#transcript li");
+  // the line being said at t: the last line that starts at or before t
+  const items = [...document.querySelectorAll("#transcript li")];
   let hit = null;
-  items.forEach((li) => {
-    const on = t >= parseFloat(li.dataset.start) - 0.01 && t < parseFloat(li.dataset.end) + 0.5 && !hit;
-    if (on) hit = li;
-    li.classList.toggle(cls, on);
-  });
+  for (const li of items) if (parseFloat(li.dataset.start) <= t + 0.05) hit = li;
+  items.forEach((li) => li.classList.toggle(cls, li === hit));
   if (hit && cls === "cited") hit.scrollIntoView({ block: "nearest" });
   return hit;
 }
