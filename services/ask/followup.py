@@ -7,6 +7,7 @@ Given the last exchanges of a conversation (oldest first), a message that leans 
 
 from __future__ import annotations
 
+import logging
 import re
 
 from .refine import content_words
@@ -66,3 +67,22 @@ def rewrite(message: str, history: list[str]) -> str:
         topic = _topic(prev)
         return _PRONOUN.sub(topic, msg, count=1) if topic else f"{msg} {prev}"
     return msg
+
+
+def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
+    """The standalone question from the first configured cloud writer that answers sensibly
+    (one line, a question-sized text); the rule-based :func:`rewrite` otherwise."""
+    from .writers import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
+
+    if history and writers:
+        for writer in writers:
+            try:
+                text = " ".join(writer.complete(REWRITE_PROMPT, rewrite_prompt(message, history)).split())
+            except WriterUnavailable:
+                continue
+            except Exception:  # a malformed reply from a provider: rules will do
+                logging.getLogger(__name__).exception("follow-up rewrite with %s failed", writer.name)
+                continue
+            if 3 <= len(text) <= 300 and "NOT_COVERED" not in text:
+                return text
+    return rewrite(message, history)

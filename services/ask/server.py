@@ -123,7 +123,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                                  (conversation_id, course_id)).fetchone()
         if other:  # a conversation belongs to one course: start a new one
             conversation_id = str(uuid.uuid4())
-        question = followup.rewrite(message, self._history(conversation_id, course_id))
+        question = followup.rewrite_with_model(message, self._history(conversation_id, course_id), self.writers)
         self.index.sync_course(course_id)
         question = spelling.correct(question, self.index.course_vocabulary(course_id))
         retrieve_ms = 0.0
@@ -163,6 +163,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                     titles = {l.id: l.title for l in lectures}
                     for s in compose.compose(self.index, self.writers, question, qvec, passages, titles, outcome):
                         if not context.is_active():  # the client went away: stop working
+                            log.info("client went away; stopped writing")
                             return
                         yield from emit(s)
         declined = not out or (not out[0].citations and outcome.writer != "outline")
@@ -172,6 +173,9 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         sources = [] if declined else [
             ask_pb2.Source(lecture_id=p.hit.lecture_id, lecture_number=p.hit.lecture_number,
                            start_s=p.hit.start_s, end_s=p.hit.end_s) for p in passages]
+        if not context.is_active():  # the client went away: nothing to finish or record
+            log.info("client went away; answer not recorded")
+            return
         answer_text = " ".join(s.text for s in out)
         answer_id = str(uuid.uuid4())
         total_ms = (time.perf_counter() - t0) * 1000

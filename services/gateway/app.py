@@ -308,6 +308,7 @@ def create_app() -> Flask:
                 err = grpc_error(e)
                 yield sse("error", {"code": err.code, "message": err.message})
             except GeneratorExit:  # the client went away: stop the work in ask
+                log.info("client went away; cancelling the answer")
                 call.cancel()
                 raise
 

@@ -9,7 +9,7 @@
 Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."}``:
 ``down`` (503), ``429``, ``timeout`` (sleeps past the client's timeout), ``ok`` (a valid
 answer citing S1 inside its span), ``invalid`` (cites a passage that doesn't exist),
-``invalid_once`` (invalid first, ok when asked again), ``not_covered``. Requests are
+``invalid_once`` (invalid first, ok when asked again), ``not_covered``. Follow-up rewrite prompts get "Standalone: <message> (following <last question>)". Requests are
 recorded (``GET /_requests``).
 """
 
@@ -38,7 +38,12 @@ def _clock(t: float) -> str:
 
 
 def answer_for(prompt: str, mode: str, attempt: int) -> str:
-    """The fake model's answer text for a prompt built by ``services.ask.writers.user_prompt``."""
+    """The fake model's answer text for a prompt built by ``services.ask.writers.user_prompt``
+    (or, for a follow-up rewrite prompt, a standalone question)."""
+    if prompt.startswith("Conversation:"):
+        last = prompt.rsplit("Last message: ", 1)[-1].strip()
+        earlier = re.findall(r"Earlier question: (.+)", prompt)
+        return f"Standalone: {last} (following {earlier[-1]})" if earlier else last
     if mode == "not_covered":
         return "NOT_COVERED"
     if mode == "invalid" or (mode == "invalid_once" and attempt == 0):
@@ -95,7 +100,11 @@ class FakeLLM:
             text, err = behave(provider, prompt)
             if err is not None:
                 return err
-
+            if not body.get("stream"):
+                return jsonify({"id": "c1", "object": "chat.completion", "created": 0, "model": body["model"],
+                                "choices": [{"index": 0, "finish_reason": "stop",
+                                             "message": {"role": "assistant", "content": text}}],
+                                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
             def gen():
                 for i, piece in enumerate(re.findall(r"\S+\s*", text)):
                     chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
@@ -119,6 +128,8 @@ class FakeLLM:
             text, err = behave("gemini", prompt)
             if err is not None:
                 return err
+            if "streamGenerateContent" not in model_action:
+                return jsonify({"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0}]})
 
             def gen():
                 for piece in re.findall(r"\S+\s*", text):

@@ -145,3 +145,12 @@ def test_override_attempts_change_nothing(stack, course, modes, message):
     if not ans["declined"]:
         _assert_citations_inside_sources(ans)
     assert "42" not in ans["answer"]
+
+
+def test_follow_up_rewritten_by_the_model_when_one_is_configured(stack, course, modes, fake_llm):
+    modes(groq="ok")
+    first = ask(stack, course[0], "What is counting sort?")
+    second = ask(stack, course[0], "and for merge sort?", conversation_id=first["conversation_id"])
+    assert second["rewritten_question"] == "Standalone: and for merge sort? (following What is counting sort?)"
+    rewrite_calls = [r for r in fake_llm.requests if r["prompt"].startswith("Conversation:")]
+    assert len(rewrite_calls) == 1
