@@ -262,6 +262,9 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
             "uncovered_declined": sum(e < thr for e in unc) / len(unc),
             "covered_wrongly_declined": sum(e < thr for e in cov) / len(cov),
             "right_call": (sum(e < thr for e in unc) + sum(e >= thr for e in cov)) / len(questions),
+            "uncovered_max_score": max(unc),
+            "covered_min_score": min(cov),
+            "covered_below_threshold": sorted(e for e in cov if e < thr),
         }
         # latency through the HTTP API (default configuration)
         http = []

@@ -67,10 +67,9 @@ def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str 
         )
 
 
-def _lecture_generation(pool: ConnectionPool, lecture_id: str) -> int | None:
+def _lecture_exists(pool: ConnectionPool, lecture_id: str) -> bool:
     with pool.connection() as conn:
-        row = conn.execute("SELECT generation FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
-    return None if row is None else row["generation"]
+        return conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is not None
 
 
 def _valid_uuid(value: str) -> bool:
@@ -116,7 +115,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
                     await publish(bus.DEAD_LETTER, body, f"dlq:{stage.durable}:{mid}")
                     await msg.reject()
                     return
-                if _lecture_generation(pool, event.lecture_id) is None:
+                if not _lecture_exists(pool, event.lecture_id):
                     log.warning("%s: lecture %s no longer exists; dropping", stage.durable, event.lecture_id)
                     await msg.ack()
                     return

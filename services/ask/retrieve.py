@@ -2,8 +2,9 @@
 
 Lists (see ``EmbeddedSearchIndex.search``): ``dense`` and ``bm25`` on segments, ``dense_sub``
 and ``bm25_sub`` on ~20 s sub-chunks max-pooled to their segment; ``dense_sent`` and ``chapter``
-re-rank the union of the others' candidates by best sentence window and by chapter-summary
-prior (weight 0.4, as in the Cite-or-Decline paper). Fusion:
+re-rank the union of all four lists' candidates by best sentence window and by chapter-summary
+prior (weight 0.4, as in the Cite-or-Decline paper), so the sub-chunk lists feed candidates even
+when they are not fused themselves. Fusion:
 
 - ``rrf``: reciprocal rank fusion, score(d) = Σ_lists w_l / (k + rank_l(d)), k = 60
   (Cormack, Clarke & Büttcher, SIGIR 2009).
@@ -14,7 +15,6 @@ prior (weight 0.4, as in the Cite-or-Decline paper). Fusion:
 Optional rerank: the top candidates are rescored by their best window of 1–3 consecutive
 sentences (cosine of the mean of the sentences' embeddings with the query), which finds a
 passage whose one spot answers the question even when the rest is about something else.
-Each passage keeps its best dense cosine (segment or sub-chunk) for the relevance gate.
 """
 
 from __future__ import annotations
@@ -50,12 +50,10 @@ class RetrievalConfig:
 
 @dataclass
 class Passage:
-    """A retrieved segment (at most 90 s): fused ``score``, best dense ``cosine`` with the query."""
+    """A retrieved segment (at most 90 s) and its fused ``score`` (rank order only)."""
 
     hit: Hit
     score: float
-    cosine: float
-    bm25: float
 
 
 def rrf(lists: dict[str, list[Hit]], weights: dict[str, float], k: int = RRF_K) -> dict[str, float]:
@@ -83,64 +81,66 @@ def weighted(lists: dict[str, list[Hit]], weights: dict[str, float]) -> dict[str
     return fused
 
 
-def window_score(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, max_window: int = 3) -> float:
-    """Best cosine between the query and a window of 1..``max_window`` consecutive sentences
-    of the segment (window vector = normalised mean of its sentence embeddings)."""
-    entry = index.sentences.get((hit.lecture_id, hit.segment_idx))
-    if not entry:
-        return 0.0
-    _, vecs = entry
-    best = -1.0
-    csum = np.vstack([np.zeros((1, vecs.shape[1]), dtype="float32"), np.cumsum(vecs, axis=0)])
-    n = len(vecs)
-    for w in range(1, min(max_window, n) + 1):
+def best_window(vecs: np.ndarray, query_vec: np.ndarray, widths: tuple[int, ...] = (1, 2, 3),
+                lo: int = 0, hi: int | None = None) -> tuple[float, int, int]:
+    """The best run of consecutive sentences for the query: ``(cosine, i, j)`` for rows
+    ``vecs[i:j]`` inside ``[lo, hi)``, each run's vector being the normalised sum of its
+    sentence embeddings; runs have the lengths in ``widths`` (capped at what is there).
+    ``(-1.0, lo, lo)`` when there is no sentence."""
+    hi = len(vecs) if hi is None else hi
+    best = (-1.0, lo, lo)
+    if hi <= lo:
+        return best
+    part = vecs[lo:hi]
+    csum = np.vstack([np.zeros((1, part.shape[1]), dtype="float32"), np.cumsum(part, axis=0)])
+    for w in sorted({min(w, len(part)) for w in widths}):
         sums = csum[w:] - csum[:-w]
-        norms = np.linalg.norm(sums, axis=1) + 1e-9
-        best = max(best, float(((sums @ query_vec) / norms).max()))
+        cos = (sums @ query_vec) / (np.linalg.norm(sums, axis=1) + 1e-9)
+        k = int(cos.argmax())
+        if float(cos[k]) > best[0]:
+            best = (float(cos[k]), lo + k, lo + k + w)
     return best
+
+
+def window_score(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray) -> float:
+    """Best cosine between the query and a run of 1–3 consecutive sentences of the segment."""
+    entry = index.sentences.get((hit.lecture_id, hit.segment_idx))
+    return best_window(entry[1], query_vec)[0] if entry else 0.0
+
+
+def _candidates(lists: dict[str, list[Hit]]) -> dict[str, Hit]:
+    """The union of the lists' hits by point id (first occurrence kept)."""
+    seen: dict[str, Hit] = {}
+    for hits in lists.values():
+        for h in hits:
+            seen.setdefault(h.point_id, h)
+    return seen
+
+
+def _rescored(h: Hit, score: float) -> Hit:
+    return Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, score)
 
 
 def sentence_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
                   depth: int) -> list[Hit]:
     """Candidates of the other lists re-ranked by their best 1–3-sentence window's cosine."""
-    seen: dict[str, Hit] = {}
-    for hits in lists.values():
-        for h in hits:
-            seen.setdefault(h.point_id, h)
-    scored = [(window_score(index, h, query_vec), h) for h in seen.values()]
+    scored = [(window_score(index, h, query_vec), h) for h in _candidates(lists).values()]
     scored.sort(key=lambda x: -x[0])
-    return [Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, sc)
-            for sc, h in scored[:depth]]
+    return [_rescored(h, sc) for sc, h in scored[:depth]]
 
 
 def chapter_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
                  depth: int) -> list[Hit]:
     """Candidates of the other lists ranked by their chapter-summary prior (ties: dense score);
     candidates whose chapter has no summary get the query's lowest prior, as in the paper."""
-    seen: dict[str, Hit] = {}
+    seen = _candidates(lists)
     dense = {h.point_id: h.score for h in lists.get("dense", [])}
-    for hits in lists.values():
-        for h in hits:
-            seen.setdefault(h.point_id, h)
     priors = {pid: index.chapter_prior(h, query_vec) for pid, h in seen.items()}
     known = [p for p in priors.values() if p is not None]
     floor = min(known) if known else 0.0
-    scored = sorted(seen.values(), key=lambda h: (-(priors[h.point_id] if priors[h.point_id] is not None else floor),
-                                                  -dense.get(h.point_id, -1.0)))
-    return [Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text,
-                priors[h.point_id] if priors[h.point_id] is not None else floor) for h in scored[:depth]]
-
-
-def _best_window(vecs: np.ndarray, query_vec: np.ndarray, lo: int, hi: int, max_window: int = 3) -> tuple[int, int]:
-    """Indices [i, j) of the best window of 1..max_window sentences inside [lo, hi)."""
-    best, arg = -2.0, (lo, lo + 1)
-    for i in range(lo, hi):
-        for j in range(i + 1, min(i + max_window, hi) + 1):
-            v = vecs[i:j].sum(axis=0)
-            c = float(v @ query_vec) / (float(np.linalg.norm(v)) + 1e-9)
-            if c > best:
-                best, arg = c, (i, j)
-    return arg
+    prior = {pid: floor if p is None else p for pid, p in priors.items()}
+    scored = sorted(seen.values(), key=lambda h: (-prior[h.point_id], -dense.get(h.point_id, -1.0)))
+    return [_rescored(h, prior[h.point_id]) for h in scored[:depth]]
 
 
 def centered(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, target_s: float = 60.0,
@@ -155,7 +155,7 @@ def centered(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, target
     inside = [i for i, s in enumerate(sents) if s.start_s >= hit.start_s - 1e-6 and s.end_s <= hit.end_s + 1e-6]
     if not inside:
         return hit
-    i, j = _best_window(vecs, query_vec, inside[0], inside[-1] + 1)
+    _, i, j = best_window(vecs, query_vec, lo=inside[0], hi=inside[-1] + 1)
     mid = (sents[i].start_s + sents[j - 1].end_s) / 2
     while sents[j - 1].end_s - sents[i].start_s < target_s:
         left_ok = i > 0 and sents[j - 1].end_s - sents[i - 1].start_s <= max_s
@@ -183,10 +183,10 @@ def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None,
     cfg = config or RetrievalConfig()
     if course_id != ALL_COURSES:
         index.sync_course(course_id)
+    fuse = rrf if cfg.fusion == "rrf" else weighted
     all_lists = index.search(course_id, lecture_id, query_vec, query, cfg.depth)
     if cfg.prf_docs:
-        first = (rrf if cfg.fusion == "rrf" else weighted)({n: all_lists[n] for n in cfg.lists if n in all_lists},
-                                                           cfg.weights)
+        first = fuse({n: all_lists[n] for n in cfg.lists if n in all_lists}, cfg.weights)
         texts = {h.point_id: h.text for hits in all_lists.values() for h in hits}
         top = sorted(first, key=lambda pid: -first[pid])[:cfg.prf_docs]
         sparse = index.expanded_query(query, [texts[p] for p in top], cfg.prf_terms, cfg.prf_weight)
@@ -196,16 +196,8 @@ def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None,
     if "chapter" in cfg.lists:
         all_lists["chapter"] = chapter_list(index, all_lists, query_vec, cfg.depth)
     lists = {name: all_lists[name] for name in cfg.lists}
-    fused = (rrf if cfg.fusion == "rrf" else weighted)(lists, cfg.weights)
-    by_id: dict[str, Hit] = {}
-    for hits in all_lists.values():
-        for h in hits:
-            by_id.setdefault(h.point_id, h)
-    cos: dict[str, float] = {}
-    for name in ("dense", "dense_sub"):
-        for h in all_lists[name]:
-            cos[h.point_id] = max(cos.get(h.point_id, -1.0), h.score)
-    bm = {h.point_id: h.score for h in all_lists["bm25"]}
+    fused = fuse(lists, cfg.weights)
+    by_id = _candidates(all_lists)
     order = sorted(fused, key=lambda pid: -fused[pid])
     if cfg.rerank and order:
         top = order[:cfg.rerank_top]
@@ -221,7 +213,7 @@ def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None,
             hit = centered(index, hit, query_vec, cfg.center_target_s)
             if any(_overlap(hit, p.hit) > 0.5 for p in out):
                 continue
-        out.append(Passage(hit=hit, score=fused[pid], cosine=cos.get(pid, 0.0), bm25=bm.get(pid, 0.0)))
+        out.append(Passage(hit=hit, score=fused[pid]))
         if len(out) == k:
             break
     return out
