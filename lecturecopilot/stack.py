@@ -105,11 +105,20 @@ def up(settings: Settings, *, timeout_s: float = 180.0, quiet: bool = False) -> 
                 pass
             p = procs.get(name)
             if (p is not None and p.poll() is not None) or time.time() > deadline:
-                raise RuntimeError(f"service {name} did not become healthy; see {logs / (name + '.log')}")
+                raise RuntimeError(f"service {name} did not become healthy; see {logs / (name + '.log')}; "
+                                   f"its log ends:\n{_log_tail(logs / (name + '.log'))}")
             time.sleep(0.3)
         if not quiet:
             print(f"  {name:<10} up ({url})")
     return procs
+
+
+def _log_tail(path: Path, lines: int = 40) -> str:
+    """The last ``lines`` lines of a service log (so a start-up failure explains itself in CI output)."""
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError as e:
+        return f"(log unreadable: {e})"
 
 
 def _alive(pid: int) -> bool:
@@ -225,7 +234,9 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     """Starts a whole stack in ``data_dir`` on free ports and yields an :class:`Ephemeral`.
 
     Uses the machine's Postgres (127.0.0.1:5432, a new database, dropped afterwards) and NATS
-    (127.0.0.1:4222, its own stream) when they answer, else embedded ones. Restores the
+    (127.0.0.1:4222, its own stream) when they answer, else embedded ones; ``LC_TEST_NATS=embedded``
+    forces an embedded nats-server on a free port, so two test sessions can run side by side
+    (sessions sharing the machine's NATS drop each other's ``lecture.*`` streams). Restores the
     environment and stops everything on exit.
     """
     import asyncio
@@ -250,7 +261,7 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         with psycopg.connect(admin_url, autocommit=True) as c:
             c.execute(f'CREATE DATABASE "{dbname}"')
         env["DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{dbname}"
-    if _reachable("127.0.0.1", 4222):
+    if os.environ.get("LC_TEST_NATS") != "embedded" and _reachable("127.0.0.1", 4222):
         env["NATS_URL"] = "nats://127.0.0.1:4222"
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
