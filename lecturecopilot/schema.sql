@@ -128,6 +128,8 @@ CREATE TABLE IF NOT EXISTS api_tokens (
 -- added with grounded answers
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS rewritten_question text;
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS reason text;
+-- who owns a course (the instructor notified when its lectures are ready or fail)
+ALTER TABLE courses ADD COLUMN IF NOT EXISTS owner_email text;
 
 -- Chapters: topic stretches of a lecture with an extractive title and summary bullets.
 CREATE TABLE IF NOT EXISTS chapters (

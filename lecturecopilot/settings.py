@@ -67,6 +67,15 @@ class Settings(BaseSettings):
     openai_api_key: str | None = Field(default=None, validation_alias=AliasChoices("OPENAI_API_KEY", "LC_OPENAI_API_KEY"))
     openai_model: str = "llama3.1"
 
+    # Outgoing mail (lecture ready/failed notices, sign-in links). Off while smtp_host is unset.
+    smtp_host: str | None = Field(default=None, description="SMTP server; mail is off while unset.")
+    smtp_port: int = 25
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    smtp_starttls: bool = False
+    mail_from: str = "Lecture Copilot <noreply@localhost>"
+    public_url: str = Field(default="http://127.0.0.1:8080", description="Base URL used in links inside mails.")
+
     @property
     def media_dir(self) -> Path:
         """Folder of stored media (local object storage)."""

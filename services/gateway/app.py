@@ -95,6 +95,7 @@ def create_app() -> Flask:
             raise ApiError(401, "unauthorized", "Sign in (Authorization: Bearer <token>) to do this.")
         if g.principal.role not in roles:
             raise ApiError(403, "forbidden", f"This needs the {' or '.join(roles)} role.")
+        return g.principal
 
     def body() -> dict:
         data = request.get_json(silent=True)
@@ -150,11 +151,11 @@ def create_app() -> Flask:
     # -- courses and lectures ----------------------------------------------------------------
     @app.post("/api/courses")
     def create_course():
-        require("instructor", "admin")
+        who = require("instructor", "admin")
         title = _clean_text(body().get("title"), "title", 200)
         cid = str(uuid.uuid4())
         with pool.connection() as conn:
-            conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, title))
+            conn.execute("INSERT INTO courses (id, title, owner_email) VALUES (%s,%s,%s)", (cid, title, who.email))
         return jsonify({"id": cid, "title": title}), 201
 
     @app.get("/api/courses")
