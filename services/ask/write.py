@@ -19,6 +19,12 @@ DECLINE_TEXT = "Not covered in these lectures."
 
 _FILLER = re.compile(r"\b(?:um+|uh+|erm|er|hmm+|you know)\b[,.]?\s*", re.IGNORECASE)
 _REPEAT = re.compile(r"\b(\w+)(\s+\1\b)+", re.IGNORECASE)
+# doubled words that are meant, not stutter: "log log n", "very very", "had had"
+_MEANT_TWICE = frozenset({"log", "very", "had", "that", "bye"})
+
+
+def _unrepeat(m: re.Match) -> str:
+    return m.group(0) if m.group(1).lower() in _MEANT_TWICE else m.group(1)
 @dataclass(frozen=True)
 class Cite:
     """A validated citation: the moment ``t_s`` (seconds) of a lecture of the active course."""
@@ -43,7 +49,7 @@ class AnswerSentence:
 def clean(text: str) -> str:
     """Removes fillers and stutter repeats without changing the sentence's words otherwise."""
     t = _FILLER.sub("", text)
-    t = _REPEAT.sub(r"\1", t)
+    t = _REPEAT.sub(_unrepeat, t)
     t = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", t)).strip()
     t = re.sub(r"^[,;\s]+", "", t)
     return t[:1].upper() + t[1:] if t else t

@@ -78,6 +78,23 @@ def _cut_long(sentence: Sentence, max_s: float) -> list[Sentence]:
     return parts
 
 
+def _end(sentences: Sequence[Sentence]) -> float:
+    return max(s.end_s for s in sentences)
+
+
+def merge_slides(sentences: Sequence[Sentence], slides: Sequence[tuple[float, str]], *,
+                 span_s: float = 1.0) -> list[Sentence]:
+    """Spoken sentences plus one sentence per slide, in time order.
+
+    ``slides`` are ``(start_s, text)`` of slides as they appear; each becomes a sentence from
+    ``start_s`` to ``start_s + span_s`` (it has no words, so a citation of it lands on the
+    second the slide appears). Empty slide texts are dropped. A slide starting at the same
+    second as a spoken sentence comes after it.
+    """
+    extra = [Sentence(float(t), float(t) + span_s, text.strip()) for t, text in slides if text and text.strip()]
+    return sorted([*sentences, *extra], key=lambda s: (s.start_s, not s.words))
+
+
 def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_s: float = 90.0,
                   min_tail_s: float = 20.0) -> list[Segment]:
     """Groups sentences into segments of about ``target_s``..``max_s`` seconds (see module doc).
@@ -92,14 +109,14 @@ def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_
     cur: list[Sentence] = []
     for s in flat:
         if cur and s.end_s - cur[0].start_s > max_s:
-            segments.append(Segment(cur[0].start_s, cur[-1].end_s, cur))
+            segments.append(Segment(cur[0].start_s, _end(cur), cur))
             cur = []
         cur.append(s)
         if cur[-1].end_s - cur[0].start_s >= target_s:
-            segments.append(Segment(cur[0].start_s, cur[-1].end_s, cur))
+            segments.append(Segment(cur[0].start_s, _end(cur), cur))
             cur = []
     if cur:
-        tail = Segment(cur[0].start_s, cur[-1].end_s, cur)
+        tail = Segment(cur[0].start_s, _end(cur), cur)
         if (segments and tail.end_s - tail.start_s < min_tail_s
                 and tail.end_s - segments[-1].start_s <= max_s):
             prev = segments[-1]

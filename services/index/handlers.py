@@ -7,6 +7,7 @@ import logging
 import uuid
 
 from lecturecopilot import bus, models
+from lecturecopilot.slidetext import slide_sentence
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.worker import PermanentError, StageContext
 
@@ -23,15 +24,21 @@ def segment_id(lecture_id: str, idx: int) -> str:
 def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
     """``lecture.slides_read`` → segments, sub-chunks, sentences (embedded) and chapters → ``lecture.indexed``.
 
+    Slide text joins the spoken sentences at the second each slide appears, so it is searched,
+    quoted and cited like speech.
+
     Raises :class:`PermanentError` when the lecture has no transcript.
     """
     with ctx.pool.connection() as conn:
         rows = conn.execute("SELECT start_s, end_s, word FROM transcript_words WHERE lecture_id=%s ORDER BY idx",
                             (ctx.lecture_id,)).fetchall()
+        slide_rows = conn.execute("SELECT start_s, text FROM slides WHERE lecture_id=%s ORDER BY idx",
+                                  (ctx.lecture_id,)).fetchall()
     words = [core.TimedWord(r["start_s"], r["end_s"], r["word"]) for r in rows]
     if not words:
         raise PermanentError("The lecture has no transcript to index.")
-    sentences = core.split_sentences(words)
+    sentences = core.merge_slides(core.split_sentences(words),
+                                  [(r["start_s"], slide_sentence(r["text"].splitlines())) for r in slide_rows])
     segments = core.make_segments(sentences)
     ctx.progress(0.1)
     name = ctx.settings.embed_model

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 from lecturecopilot import bus, media
 from lecturecopilot.captions import Word, parse_captions
@@ -12,6 +13,7 @@ from lecturecopilot.storage import MediaStore
 from lecturecopilot.worker import PermanentError, StageContext
 
 from . import core
+from . import slides as slides_mod
 
 log = logging.getLogger(__name__)
 
@@ -68,12 +70,32 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
 
 
 def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
-    """``lecture.transcribed`` → ``lecture.slides_read``.
+    """``lecture.transcribed`` → slides (time + OCR'd text) in Postgres → ``lecture.slides_read``.
 
-    Walking skeleton: no slide detection yet (scene detection + OCR comes with the
-    pipeline-depth work); the event flows so the index stage runs after it.
+    Slide changes come from scene detection and each distinct slide is OCR'd once (see
+    :mod:`services.transcribe.slides`); a captions-only lecture or one without a readable video
+    stream has none. Re-running replaces the lecture's slides. A slide reader that cannot decode
+    the video logs the reason and yields no slides rather than failing a lecture whose speech
+    is already transcribed.
     """
     with ctx.pool.connection() as conn:
+        row = conn.execute("SELECT media_path, duration_s FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
+    found: list[slides_mod.Slide] = []
+    path = Path(row["media_path"]) if row and row["media_path"] else None
+    if path is not None and path.exists():
+        info = media.probe(path)
+        if info.video_codec is not None:
+            try:
+                found = slides_mod.detect_slides(path, duration_s=info.duration_s or row["duration_s"] or 0.0,
+                                                 progress=ctx.progress)
+            except RuntimeError as e:
+                log.warning("slides of %s not read: %s", ctx.lecture_id, e)
+    with ctx.pool.connection() as conn, conn.transaction():
+        conn.execute("DELETE FROM slides WHERE lecture_id=%s", (ctx.lecture_id,))
+        with conn.cursor() as cur:
+            cur.executemany("INSERT INTO slides (lecture_id, idx, start_s, end_s, text) VALUES (%s,%s,%s,%s,%s)",
+                            [(ctx.lecture_id, i, s.start_s, s.end_s, "\n".join(s.lines))
+                             for i, s in enumerate(found)])
         conn.execute("UPDATE lectures SET slides_read_at=now() WHERE id=%s", (ctx.lecture_id,))
     return bus.SLIDES_READ, ev.LectureSlidesRead(lecture_id=event.lecture_id, course_id=event.course_id,
-                                                  slide_count=0)
+                                                  slide_count=len(found))

@@ -18,6 +18,7 @@ def test_citation_label():
     ("um so the the hash function maps keys", "So the hash function maps keys"),
     ("Uh, we we store it in a chain.", "We store it in a chain."),
     ("Merge sort runs in n log n time.", "Merge sort runs in n log n time."),
+    ("Successor runs in log log u time.", "Successor runs in log log u time."),
 ])
 def test_clean_removes_fillers_and_stutter(raw, expected):
     assert clean(raw) == expected

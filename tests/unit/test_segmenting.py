@@ -50,3 +50,26 @@ def test_short_tail_joins_previous_segment():
     text = " ".join(f"Sentence {i} goes here." for i in range(21))  # 4 words = 1.6 s each
     segs = make_segments(split_sentences(words_from(text, rate_s=1.0)))  # 4 s per sentence, 84 s
     assert len(segs) == 1 and segs[0].end_s - segs[0].start_s <= 90
+
+
+def test_slides_join_the_sentences_in_time_order_and_segments_span_them():
+    from services.index.core import Sentence, TimedWord, make_segments, merge_slides
+
+    spoken = [Sentence(0.0, 8.0, "First we hash.", [TimedWord(0.0, 8.0, "First")]),
+              Sentence(8.0, 20.0, "Then we probe.", [TimedWord(8.0, 20.0, "Then")])]
+    merged = merge_slides(spoken, [(10.0, "Open addressing: probe the next slot."), (8.0, "Probing."), (3.0, "  ")])
+    assert [s.text for s in merged] == ["First we hash.", "Then we probe.", "Probing.",
+                                        "Open addressing: probe the next slot."]
+    assert merged[3].start_s == 10.0 and merged[3].end_s == 11.0 and merged[3].words == []
+    seg = make_segments(merged)
+    assert len(seg) == 1 and seg[0].start_s == 0.0 and seg[0].end_s == 20.0  # a slide never ends a segment early
+
+
+def test_slide_sentence_takes_a_short_first_line_as_title():
+    from lecturecopilot.slidetext import slide_sentence
+
+    assert slide_sentence(["Radix Sort", "Sort digit by digit,", "least significant first"]) == \
+        "Radix Sort: Sort digit by digit, least significant first."
+    assert slide_sentence(["One long line that is a whole sentence with no title at all here"]) == \
+        "One long line that is a whole sentence with no title at all here."
+    assert slide_sentence(["", "  "]) == ""

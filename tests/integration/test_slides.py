@@ -1,0 +1,72 @@
+"""Slides: scene detection + OCR on a rendered slide video with known text and narration, the
+slide text searchable and cited at the slide's time; a video without slides yields none.
+Real ffmpeg, PySceneDetect, RapidOCR, whisper, NATS and Postgres."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+import requests
+from rapidfuzz import fuzz
+
+from lecturecopilot.slidetext import slide_sentence
+from lecturecopilot.synth import Part, synth_lecture
+from services.transcribe.slides import detect_slides
+
+pytestmark = pytest.mark.slow
+
+PARTS = [
+    Part("Hash Tables", "A hash table maps each key to a slot with a hash function.",
+         "Today we look at hash tables. A table stores keys in slots, and we want lookups to be fast."),
+    Part("Van Emde Boas Trees", "Successor queries run in log log u time on a universe of size u.",
+         "Next comes a data structure with a famous Dutch name. It is clever and recursive."),
+    Part("Radix Sort", "Sort integers digit by digit, least significant digit first.",
+         "Finally, we sort numbers one digit at a time, from the last digit to the first."),
+]
+
+
+@pytest.fixture(scope="module")
+def slide_video(tmp_path_factory):
+    return synth_lecture(PARTS, tmp_path_factory.mktemp("slides") / "slides.mp4", gap_s=1.0)
+
+
+def test_slide_changes_and_text_are_found(slide_video):
+    found = detect_slides(slide_video.path, duration_s=slide_video.duration_s)
+    assert len(found) == len(PARTS), found
+    for slide, part, start in zip(found, PARTS, slide_video.part_starts_s):
+        assert abs(slide.start_s - start) <= 1.0, (slide, start)
+        want = slide_sentence([part.slide_title, part.slide_body])
+        assert fuzz.ratio(slide.text.lower(), want.lower()) >= 90, (slide.text, want)
+
+
+def test_video_without_slides_yields_none(tmp_path):
+    # a moving, text-free picture (Conway's game of life), the way a camera on a board has no slide text
+    out = tmp_path / "board.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-f", "lavfi", "-i",
+                    "life=s=320x180:mold=10:rate=8:ratio=0.2:death_color=#202020:life_color=#e0e0e0,"
+                    "scale=1280:720:flags=neighbor", "-t", "40", "-pix_fmt", "yuv420p", "-c:v", "libx264",
+                    "-preset", "ultrafast", str(out)], check=True)
+    assert detect_slides(out, duration_s=40.0) == []
+
+
+def test_slide_only_fact_is_answered_with_a_citation_at_the_slide(stack, slide_video):
+    course_id, lecture_id = stack.course_with_video("Slides course", slide_video.path, 1)
+    with stack.db() as conn:
+        rows = conn.execute("SELECT start_s, text FROM slides WHERE lecture_id=%s ORDER BY idx",
+                            (lecture_id,)).fetchall()
+    assert len(rows) == len(PARTS)
+    veb_start = slide_video.part_starts_s[1]
+    assert abs(rows[1][0] - veb_start) <= 1.0
+    # the narration never says it: only the slide knows what runs in log log u time
+    assert "log log" not in " ".join(p.narration for p in PARTS).lower()
+    r = requests.post(f"{stack.base}/api/courses/{course_id}/ask",
+                      json={"question": "Which queries run in log log u time?"},
+                      timeout=60)
+    assert r.status_code == 200, r.text
+    done = r.json()
+    assert not done["declined"], done
+    cites = [c for s in done["sentences"] for c in s["citations"]]
+    assert cites and all(c["lecture_id"] == lecture_id for c in cites)
+    assert any(abs(c["t_s"] - veb_start) <= 1.0 for c in cites), (cites, veb_start)
+    assert "log log" in done["answer"].lower()
