@@ -23,6 +23,17 @@ class ProbeResult:
     width: int | None
     height: int | None
     audio_start_s: float
+    video_start_s: float = 0.0
+
+    @property
+    def audio_offset_s(self) -> float:
+        """Seconds of the container timeline before the audio starts (an audio stream that starts
+        after the video). Times measured on the extracted audio add this to land on the video."""
+        if self.audio_codec is None:
+            return 0.0
+        if self.video_codec is None:
+            return 0.0
+        return max(0.0, self.audio_start_s - min(self.video_start_s, self.audio_start_s))
 
     @property
     def has_audio(self) -> bool:
@@ -67,6 +78,7 @@ def probe(path: Path) -> ProbeResult:
         width=video.get("width") if video else None,
         height=video.get("height") if video else None,
         audio_start_s=float(audio.get("start_time") or 0.0) if audio else 0.0,
+        video_start_s=float(video.get("start_time") or 0.0) if video else 0.0,
     )
 
 

@@ -74,6 +74,7 @@ class Settings(BaseSettings):
     smtp_password: str | None = None
     smtp_starttls: bool = False
     mail_from: str = "Lecture Copilot <noreply@localhost>"
+    operator_email: str | None = Field(default=None, description="Gets notices for courses without an owner's address.")
     public_url: str = Field(default="http://127.0.0.1:8080", description="Base URL used in links inside mails.")
 
     @property

@@ -248,9 +248,11 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     admin_token = "lc_test_" + secrets.token_urlsafe(12)
     dbname = f"lc_test_{uuid.uuid4().hex[:10]}"
     admin_url = None
+    gateway_port = _free_port()
     env = {
         "LC_DATA_DIR": str(data_dir), "LC_STREAM": "LC_TEST", "LC_WHISPER_MODEL": whisper_model,
-        "LC_ADMIN_TOKEN": admin_token, "LC_GATEWAY_PORT": str(_free_port()), "LC_INGEST_PORT": str(_free_port()),
+        "LC_ADMIN_TOKEN": admin_token, "LC_GATEWAY_PORT": str(gateway_port),
+        "LC_PUBLIC_URL": f"http://127.0.0.1:{gateway_port}", "LC_INGEST_PORT": str(_free_port()),
         "LC_ASK_PORT": str(_free_port()), "LC_HEALTH_PORT_TRANSCRIBE": str(_free_port()),
         "LC_HEALTH_PORT_INDEX": str(_free_port()), "LC_HEALTH_PORT_ASK": str(_free_port()),
         "LC_EMBEDDED_NATS_PORT": str(_free_port()), "LC_ACK_WAIT_S": "20", "LC_MAX_DELIVER": "3",

@@ -55,6 +55,7 @@ class Stage:
     handle: Callable[[Message, StageContext], tuple[str, Message] | None]
     ack_wait_s: float | None = None
     extra: dict = field(default_factory=dict)
+    records_stage: bool = True  # False for side consumers (notices) that must not touch lectures.stage
 
 
 def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str = "processing",
@@ -90,6 +91,8 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
     async def fail(lecture_id: str, course_id: str, stage: Stage, reason: str, mid: str) -> None:
         log.warning("lecture %s failed at %s: %s", lecture_id, stage.stage_name, reason)
+        if not stage.records_stage:  # a side consumer's failure is not the lecture's
+            return
         if _valid_uuid(lecture_id):
             await asyncio.to_thread(set_stage, pool, lecture_id, stage="failed", status="failed",
                                     progress=0.0, error=reason)
@@ -142,7 +145,8 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
                 ctx = StageContext(settings=settings, pool=pool, lecture_id=event.lecture_id, progress=progress)
                 beat = asyncio.create_task(heartbeat())
                 try:
-                    await asyncio.to_thread(set_stage, pool, event.lecture_id, stage=stage.stage_name)
+                    if stage.records_stage:
+                        await asyncio.to_thread(set_stage, pool, event.lecture_id, stage=stage.stage_name)
                     result = await asyncio.to_thread(stage.handle, event, ctx)
                 except PermanentError as e:
                     beat.cancel()

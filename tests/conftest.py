@@ -32,6 +32,7 @@ class Stack:
         self.admin = eph.admin
         self.create_course = eph.create_course
         self.wait_ready = eph.wait_ready
+        self.mail = None  # the SmtpSink, set by the fixture
 
     def db(self):
         return psycopg.connect(self.db_url, autocommit=True)
@@ -66,13 +67,26 @@ def fake_llm():
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory, fake_llm):
+def smtp_sink():
+    """A local SMTP server (aiosmtpd) the stack sends its mail to (tests/fakes/smtp_sink.py)."""
+    from fakes.smtp_sink import SmtpSink
+
+    sink = SmtpSink()
+    yield sink
+    sink.close()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory, fake_llm, smtp_sink):
     from lecturecopilot.stack import ephemeral
 
     writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
-               "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini"}
+               "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini",
+               "LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port)}
     with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env=writers) as eph:
-        yield Stack(eph)
+        st = Stack(eph)
+        st.mail = smtp_sink
+        yield st
 
 
 COUNTING = ("Counting sort is a linear time sorting algorithm for small integer keys. "

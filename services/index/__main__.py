@@ -1,16 +1,19 @@
-"""``python -m services.index``: the index service (consumes ``lecture.slides_read``)."""
+"""``python -m services.index``: the index service (consumes ``lecture.slides_read``; sends the
+ready/failed notices from ``lecture.indexed`` and ``lecture.failed``)."""
 
 from lecturecopilot import bus
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.settings import get_settings
 from lecturecopilot.worker import Stage, run
 
-from . import handlers
+from . import handlers, notify
 
 
 def main() -> None:
     settings = get_settings()
-    run([Stage("index", bus.SLIDES_READ, ev.LectureSlidesRead, "indexing", handlers.index_lecture)],
+    run([Stage("index", bus.SLIDES_READ, ev.LectureSlidesRead, "indexing", handlers.index_lecture),
+         Stage("notify-ready", bus.INDEXED, ev.LectureIndexed, "notify", notify.lecture_ready, records_stage=False),
+         Stage("notify-failed", bus.FAILED, ev.LectureFailed, "notify", notify.lecture_failed, records_stage=False)],
         health_port=settings.health_port_index, name="index")
 
 

@@ -51,11 +51,20 @@ def create_app() -> Flask:
             return err(400, "invalid_number", "'number' must be an integer.")
         if number_i is not None and not (0 <= number_i <= 9999):
             return err(400, "invalid_number", "'number' must be between 0 and 9999.")
+        declared = request.form.get("video_size")  # optional: the uploader's byte count of 'video'
+        try:
+            declared_i = int(declared) if declared not in (None, "") else None
+        except ValueError:
+            return err(400, "invalid_size", "'video_size' must be the video's size in bytes (an integer).")
+        if declared_i is not None and declared_i < 0:
+            return err(400, "invalid_size", "'video_size' must not be negative.")
+        if declared_i is not None and declared_i > settings.max_upload_bytes:
+            return err(413, "too_large", f"The video is larger than the {settings.max_upload_bytes // 1024**3} GB limit.")
         try:
             result = ingest_lecture(
                 settings=settings, pool=pool, store=store, publish=publisher.publish, course_id=course_id,
                 title=request.form.get("title", ""), number=number_i,
-                video=Upload(video.filename or "video", video.stream) if video else None,
+                video=Upload(video.filename or "video", video.stream, declared_i) if video else None,
                 captions=Upload(captions.filename or "captions", captions.stream) if captions else None,
                 language=request.form.get("language", ""))
         except IngestError as e:

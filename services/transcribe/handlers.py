@@ -50,6 +50,8 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
                 duration_s=info.duration_s, progress=ctx.progress, workdir=workdir,
                 compute_type=settings.whisper_compute_type, threads=settings.whisper_threads)
             source = f"asr:{settings.whisper_model}"
+            if info.audio_offset_s > 0.01:  # the audio starts late in the container: shift onto the video's clock
+                words = [Word(w.start_s + info.audio_offset_s, w.end_s + info.audio_offset_s, w.word) for w in words]
         else:
             raise PermanentError("The lecture has neither a video nor captions.")
     except (media.MediaError, ValueError) as e:

@@ -17,9 +17,10 @@ def course(stack):
     return stack.create_course("Bad input course")
 
 
-def _upload(stack, course, name, data: bytes, field="video", headers=None):
+def _upload(stack, course, name, data: bytes, field="video", headers=None, form=None):
     return requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=headers or stack.admin,
-                         files={field: (name, data, "application/octet-stream")}, data={"title": "x"}, timeout=60)
+                         files={field: (name, data, "application/octet-stream")}, data={"title": "x", **(form or {})},
+                         timeout=60)
 
 
 def _assert_error(r, status, code):
@@ -72,6 +73,26 @@ def test_audio_only_file(stack, course, tmp_path):
     data = _lavfi(tmp_path, "voice.mp4", "-f", "lavfi", "-i", "sine=frequency=440", "-t", "2", "-c:a", "aac")
     msg = _assert_error(_upload(stack, course, "voice.mp4", data), 422, "unprocessable_media")
     assert "no video" in msg
+    _assert_nothing_written(stack, course)
+
+
+def test_three_hour_video_is_refused_before_any_work(stack, course, tmp_path):
+    data = _lavfi(tmp_path, "long.mp4", "-f", "lavfi", "-i", "color=c=black:s=16x16:r=1", "-f", "lavfi", "-i",
+                  "anullsrc=r=8000:cl=mono", "-t", "10800", "-c:v", "libx264", "-preset", "ultrafast",
+                  "-c:a", "aac", "-b:a", "8k")
+    msg = _assert_error(_upload(stack, course, "long.mp4", data), 422, "unprocessable_media")
+    assert "3.0 h long" in msg and "limit is 2.0 h" in msg
+    _assert_nothing_written(stack, course)
+
+
+def test_declared_size_must_match_the_bytes(stack, course, tmp_path):
+    data = _lavfi(tmp_path, "short.mp4", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-f", "lavfi", "-i",
+                  "sine=frequency=300", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac")
+    msg = _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": str(len(data) + 1000)}),
+                        400, "size_mismatch")
+    assert f"{len(data)} bytes arrived" in msg
+    _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": "lots"}), 400, "invalid_size")
+    _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": str(3 * 1024**3)}), 413, "too_large")
     _assert_nothing_written(stack, course)
 
 

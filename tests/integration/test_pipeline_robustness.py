@@ -143,9 +143,52 @@ def test_silent_lecture_fails_with_a_reason_and_no_invented_transcript(stack, tm
                     "-f", "lavfi", "-i", "anullsrc=r=44100:cl=mono", "-t", "20", "-c:v", "libx264", "-pix_fmt",
                     "yuv420p", "-c:a", "aac", "-shortest", str(silent)], check=True)
     course = stack.create_course("Silence")
+    _set_owner(stack, course, "silent-prof@example.edu")
     lecture_id = _upload_video(stack, course, silent, "Silent", 1)
     st = stack.wait_ready(lecture_id, timeout_s=120)
     assert st["status"] == "failed" and st["stage"] == "failed"
     assert "No speech" in st["error"]
     assert _counts(stack, lecture_id)[1] == 0
     assert _events(stack, "lecture.failed", lecture_id) == 1
+    mail = stack.mail.wait_for(lambda m: m["To"] == "silent-prof@example.edu")
+    assert "could not be processed" in mail["Subject"] and "No speech" in mail.get_payload(decode=True).decode()
+    with stack.db() as conn:  # the notice consumer left the lecture's state alone
+        assert conn.execute("SELECT stage FROM lectures WHERE id=%s", (lecture_id,)).fetchone()[0] == "failed"
+
+
+def _set_owner(stack, course, email):
+    with stack.db() as conn:
+        conn.execute("UPDATE courses SET owner_email=%s WHERE id=%s", (email, course))
+
+
+def _first_words(stack, lecture_id, n=5):
+    with stack.db() as conn:
+        return conn.execute("SELECT start_s, word FROM transcript_words WHERE lecture_id=%s ORDER BY idx LIMIT %s",
+                            (lecture_id, n)).fetchall()
+
+
+def test_audio_that_starts_late_in_the_container_keeps_the_video_clock(stack, tmp_path, synth_video):
+    """An audio stream starting 4 s into the container: every word time must include those 4 s
+    (Whisper sees the extracted audio from its own zero). Also: one "ready" mail to the owner."""
+    res, _ = synth_video
+    late = tmp_path / "late-audio.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(res.path), "-itsoffset", "4", "-i",
+                    str(res.path), "-map", "0:v", "-map", "1:a", "-c", "copy", str(late)], check=True)
+    from lecturecopilot.media import probe
+
+    assert abs(probe(late).audio_offset_s - 4.0) < 0.1
+    course = stack.create_course("Late audio")
+    _set_owner(stack, course, "late-prof@example.edu")
+    plain = _upload_video(stack, course, res.path, "Plain", 1)
+    shifted = _upload_video(stack, course, late, "Shifted", 2)
+    assert stack.wait_ready(plain)["status"] == "ready"
+    assert stack.wait_ready(shifted)["status"] == "ready"
+    a, b = _first_words(stack, plain), _first_words(stack, shifted)
+    assert [w for _, w in a] == [w for _, w in b]
+    for (ta, _), (tb, _) in zip(a, b):
+        assert abs((tb - ta) - 4.0) <= 0.3, (a, b)
+    stack.mail.wait_for(lambda m: m["To"] == "late-prof@example.edu" and "Lecture 2 is ready" in m["Subject"])
+    ready = [m for m in stack.mail.messages if m["To"] == "late-prof@example.edu"]
+    assert sorted(m["Subject"] for m in ready) == ["Lecture 1 is ready: Plain", "Lecture 2 is ready: Shifted"]
+    body = ready[0].get_payload(decode=True).decode()
+    assert f"{stack.base}/courses/{course}" in body
