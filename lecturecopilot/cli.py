@@ -1,6 +1,7 @@
 """``lecture-copilot`` (or ``python -m lecturecopilot.cli``): run and operate the stack.
 
-Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL``.
+Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL``,
+``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,14 @@ def main(argv: list[str] | None = None) -> int:
     mint = sub.add_parser("mint-token", help="create an API token")
     mint.add_argument("--role", choices=["admin", "instructor", "student"], required=True)
     mint.add_argument("--email", required=True)
+    proc = sub.add_parser("process", help="process a lecture file through the pipeline and wait until it is ready")
+    proc.add_argument("file", help="a video (MP4, MOV, WebM) or captions (WebVTT, SRT) file")
+    proc.add_argument("--course", required=True, help="course id, or a title (created when no course has it)")
+    proc.add_argument("--captions", help="captions for the video (used instead of transcription)")
+    proc.add_argument("--title", default="", help="lecture title (default: the file name)")
+    proc.add_argument("--number", type=int, help="lecture number (default: next in the course)")
+    proc.add_argument("--language", default="", help="spoken language code, e.g. en (default: detect)")
+    proc.add_argument("--no-wait", action="store_true", help="queue it and return")
     args = parser.parse_args(argv)
 
     from .settings import get_settings
@@ -38,6 +47,10 @@ def main(argv: list[str] | None = None) -> int:
         from . import demo
 
         demo.run(settings)
+    elif args.cmd == "process":
+        from .process import process_file
+
+        return process_file(settings, args)
     elif args.cmd == "mint-token":
         from services.gateway.auth import mint_token
 

@@ -1,4 +1,4 @@
-"""``python -m services.transcribe``: the transcribe service (speech + slides consumers)."""
+"""``python -m services.transcribe``: the transcribe service (speech, slides and web-copy consumers)."""
 
 from lecturecopilot import bus
 from lecturecopilot.events.v1 import events_pb2 as ev
@@ -13,6 +13,7 @@ def main() -> None:
     run([
         Stage("transcribe", bus.UPLOADED, ev.LectureUploaded, "transcribing", handlers.transcribe),
         Stage("slides", bus.TRANSCRIBED, ev.LectureTranscribed, "slides", handlers.read_slides),
+        Stage("webcopy", bus.UPLOADED, ev.LectureUploaded, "webcopy", handlers.make_web_copy, records_stage=False),
     ], health_port=settings.health_port_transcribe, name="transcribe")
 
 

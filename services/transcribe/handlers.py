@@ -30,7 +30,7 @@ def _store_words(ctx: StageContext, words: list[Word]) -> None:
 
 
 def transcribe(event: ev.LectureUploaded, ctx: StageContext):
-    """``lecture.uploaded`` → words in Postgres, a web copy of the video → ``lecture.transcribed``.
+    """``lecture.uploaded`` → words in Postgres → ``lecture.transcribed``.
 
     Captions, when given, are used instead of speech recognition. Raises
     :class:`PermanentError` for media or captions that cannot be read, or no speech at all.
@@ -59,16 +59,39 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
     if not words:
         raise PermanentError("No speech was found in the lecture's audio.")
     _store_words(ctx, words)
-    if video_path is not None:
-        info = media.probe(video_path)
-        web = media.make_web_copy(video_path, video_path.parent / "web.mp4", info)
-        with ctx.pool.connection() as conn:
-            conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (str(web), ctx.lecture_id))
     duration = words[-1].end_s
     log.info("transcribed %s: %d words via %s in %.1f s", ctx.lecture_id, len(words), source, time.time() - t0)
     return bus.TRANSCRIBED, ev.LectureTranscribed(
         lecture_id=event.lecture_id, course_id=event.course_id, word_count=len(words),
         duration_s=event.duration_s or duration, source=source)
+
+
+def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
+    """``lecture.uploaded`` → a browser-playable copy of the video (in the background, beside
+    transcription; a side consumer that never changes the lecture's stage). Returns None.
+
+    A stream copy when the upload is already H.264/AAC MP4, else a transcode (see
+    :func:`lecturecopilot.media.make_web_copy`). The copy is written to a temporary name and
+    renamed, so the player is never served half a file; until it exists the original is served.
+    A copy that cannot be made is logged and the original stays in use.
+    """
+    if not event.media_uri:
+        return None
+    src = MediaStore.path_of(event.media_uri)
+    if not src.exists():
+        return None
+    dst = src.parent / "web.mp4"
+    tmp = src.parent / "web.partial.mp4"
+    try:
+        media.make_web_copy(src, tmp, media.probe(src))
+    except media.MediaError as e:
+        log.warning("no web copy for %s: %s", ctx.lecture_id, e)
+        tmp.unlink(missing_ok=True)
+        return None
+    tmp.replace(dst)
+    with ctx.pool.connection() as conn:
+        conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (str(dst), ctx.lecture_id))
+    return None
 
 
 def read_slides(event: ev.LectureTranscribed, ctx: StageContext):

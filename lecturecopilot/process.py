@@ -1,0 +1,103 @@
+"""``lecture-copilot process FILE --course COURSE``: one lecture through the same ingest code
+the upload API uses (validation, storage, ``lecture.uploaded``), then the running workers; shows
+the stage and progress until the lecture is ready or failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import uuid
+from pathlib import Path
+
+from .settings import Settings
+
+VIDEO_SUFFIXES = (".mp4", ".mov", ".webm", ".m4v")
+
+
+def _course_id(pool, course: str) -> str:
+    """The id of ``course`` (an id, or a title: the oldest course with it, created when none)."""
+    with pool.connection() as conn:
+        try:
+            row = conn.execute("SELECT id FROM courses WHERE id=%s", (str(uuid.UUID(course)),)).fetchone()
+            if row:
+                return str(row["id"])
+        except ValueError:
+            pass
+        row = conn.execute("SELECT id FROM courses WHERE title=%s ORDER BY created_at LIMIT 1", (course,)).fetchone()
+        if row:
+            return str(row["id"])
+        cid = str(uuid.uuid4())
+        conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, course))
+        print(f"created course {course!r} ({cid})")
+        return cid
+
+
+def process_file(settings: Settings, args: argparse.Namespace) -> int:
+    """Queues ``args.file`` for ``args.course`` (starting the stack if it is not running) and,
+    unless ``--no-wait``, prints progress until ready. Returns the exit code: 0 ready/queued,
+    1 failed or refused (the reason on stderr), 2 for a file that does not exist."""
+    from services.ingest.core import IngestError, Upload, ingest_lecture
+
+    from . import bus, db, embedded, stack
+    from .storage import MediaStore
+
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"error: {path} is not a file", file=sys.stderr)
+        return 2
+    captions = Path(args.captions) if args.captions else None
+    if captions is not None and not captions.is_file():
+        print(f"error: {captions} is not a file", file=sys.stderr)
+        return 2
+    if path.suffix.lower() not in VIDEO_SUFFIXES and captions is None:  # a captions file alone
+        path, captions = None, path
+    stack.up(settings, quiet=True)
+    pool = db.make_pool(settings, max_size=2)
+    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream)
+    try:
+        course_id = _course_id(pool, args.course)
+        files = []
+        try:
+            video = captions_up = None
+            if path is not None:
+                files.append(open(path, "rb"))
+                video = Upload(path.name, files[-1], path.stat().st_size)
+            if captions is not None:
+                files.append(open(captions, "rb"))
+                captions_up = Upload(captions.name, files[-1], captions.stat().st_size)
+            result = ingest_lecture(settings=settings, pool=pool, store=MediaStore.from_settings(settings),
+                                    publish=publisher.publish, course_id=course_id,
+                                    title=args.title or (path or captions).stem, number=args.number,
+                                    video=video, captions=captions_up, language=args.language)
+        except IngestError as e:
+            print(f"refused: {e}", file=sys.stderr)
+            return 1
+        finally:
+            for f in files:
+                f.close()
+        lecture_id = result["lecture_id"]
+        print(f"queued lecture {lecture_id} in course {course_id}")
+        if args.no_wait:
+            return 0
+        t0, last = time.time(), None
+        while True:
+            with pool.connection() as conn:
+                r = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
+                                 (lecture_id,)).fetchone()
+            line = f"{r['stage']:<12} {100 * r['progress']:5.1f}%"
+            if line != last:
+                print(f"  {time.time() - t0:6.1f} s  {line}", flush=True)
+                last = line
+            if r["status"] == "ready":
+                print(f"ready in {time.time() - t0:.1f} s: "
+                      f"http://{settings.gateway_host}:{settings.gateway_port}/courses/{course_id}")
+                return 0
+            if r["status"] == "failed":
+                print(f"failed: {r['error']}", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    finally:
+        publisher.close()
+        pool.close()

@@ -1,0 +1,77 @@
+"""The CLI processes a file through the same ingest code as the API; a WebM screen recording
+gets an H.264/AAC web copy in the background. Real stack."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from lecturecopilot.media import probe
+
+pytestmark = pytest.mark.slow
+
+VTT = ("WEBVTT\n\n00:00.000 --> 00:06.000\nA skip list stacks sorted linked lists with random promotion.\n\n"
+       "00:06.000 --> 00:12.000\nSearch drops a level whenever the next key is too large.\n")
+
+
+def _cli(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "lecturecopilot.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env=dict(os.environ))
+
+
+def test_cli_process_captions_until_ready(stack, tmp_path):
+    vtt = tmp_path / "skip-lists.vtt"
+    vtt.write_text(VTT)
+    out = _cli("process", str(vtt), "--course", "CLI course", "--number", "7")
+    assert out.returncode == 0, out.stderr
+    assert "created course 'CLI course'" in out.stdout and "ready in" in out.stdout
+    courses = requests.get(f"{stack.base}/api/courses", timeout=10).json()["courses"]
+    course = next(c for c in courses if c["title"] == "CLI course")
+    lectures = requests.get(f"{stack.base}/api/courses/{course['id']}", timeout=10).json()["lectures"]
+    assert [(lec["number"], lec["title"], lec["status"]) for lec in lectures] == [(7, "skip-lists", "ready")]
+    # the same title names the same course the second time
+    again = _cli("process", str(vtt), "--course", "CLI course", "--no-wait")
+    assert again.returncode == 0 and "created course" not in again.stdout
+
+
+def test_cli_refuses_a_bad_file_with_the_reason(stack, tmp_path):
+    fake = tmp_path / "notes.mp4"
+    fake.write_text("these are my notes, not a video\n" * 20)
+    out = _cli("process", str(fake), "--course", "CLI refusals")
+    assert out.returncode == 1
+    assert "refused:" in out.stderr and "not a readable video" in out.stderr
+    missing = _cli("process", str(tmp_path / "nope.mp4"), "--course", "CLI refusals")
+    assert missing.returncode == 2 and "is not a file" in missing.stderr
+
+
+def test_webm_screen_recording_gets_a_web_copy(stack, tmp_path, synth_video):
+    res, _ = synth_video
+    webm = tmp_path / "recording.webm"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(res.path), "-c:v", "libvpx-vp9",
+                    "-deadline", "realtime", "-cpu-used", "8", "-b:v", "300k", "-c:a", "libopus", str(webm)],
+                   check=True)
+    course = stack.create_course("WebM course")
+    with open(webm, "rb") as f:
+        r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin,
+                          files={"video": ("recording.webm", f, "video/webm")}, data={"title": "Screen"}, timeout=60)
+    assert r.status_code == 202, r.text
+    lecture_id = r.json()["lecture_id"]
+    assert stack.wait_ready(lecture_id)["status"] == "ready"
+    deadline = time.time() + 120
+    web = None
+    while time.time() < deadline and web is None:
+        with stack.db() as conn:
+            web = conn.execute("SELECT web_path FROM lectures WHERE id=%s", (lecture_id,)).fetchone()[0]
+        time.sleep(0.5)
+    assert web and web.endswith("web.mp4")
+    info = probe(Path(web))
+    assert info.video_codec == "h264" and info.audio_codec == "aac"
+    assert abs(info.duration_s - res.duration_s) < 0.6
+    v = requests.get(f"{stack.base}/api/lectures/{lecture_id}/video", headers={"Range": "bytes=0-99"}, timeout=10)
+    assert v.status_code == 206 and v.headers["Content-Type"] == "video/mp4"
