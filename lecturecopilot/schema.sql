@@ -142,3 +142,16 @@ CREATE TABLE IF NOT EXISTS chapters (
   bullet_embeddings jsonb NOT NULL,
   PRIMARY KEY (lecture_id, idx)
 );
+
+-- Resumable uploads (Content-Range chunks): the bytes live in <media>/uploads/<id>.part until complete.
+CREATE TABLE IF NOT EXISTS uploads (
+  id uuid PRIMARY KEY,
+  course_id uuid NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+  filename text NOT NULL,
+  size bigint NOT NULL,
+  meta jsonb,
+  state text NOT NULL DEFAULT 'receiving',   -- receiving | queued | refused
+  lecture_id uuid,
+  error text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);

@@ -187,6 +187,32 @@ def create_app() -> Flask:
             raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
         return Response(resp.content, status=resp.status_code, content_type="application/json")
 
+    # -- resumable uploads: Content-Range chunks, relayed to ingest (services/ingest/resumable.py)
+    def relay_ingest(method: str, path: str, **kw) -> Response:
+        try:
+            resp = requests.request(method, f"{settings.ingest_url}{path}", timeout=3600, **kw)
+        except requests.RequestException:
+            raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
+        return Response(resp.content, status=resp.status_code, content_type="application/json")
+
+    @app.post("/api/courses/<course_id>/uploads")
+    def start_resumable_upload(course_id: str):
+        require("instructor", "admin")
+        c = course_row(course_id)
+        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body())
+
+    @app.get("/api/uploads/<upload_id>")
+    def resumable_upload_status(upload_id: str):
+        require("instructor", "admin")
+        return relay_ingest("GET", f"/v1/uploads/{_uuid(upload_id, 'upload')}")
+
+    @app.put("/api/uploads/<upload_id>")
+    def resumable_upload_chunk(upload_id: str):
+        require("instructor", "admin")
+        return relay_ingest("PUT", f"/v1/uploads/{_uuid(upload_id, 'upload')}",
+                            data=iter(lambda: request.stream.read(1024 * 1024), b""),
+                            headers={"Content-Range": request.headers.get("Content-Range", "")})
+
     @app.get("/api/lectures/<lecture_id>")
     def get_lecture(lecture_id: str):
         r = lecture_row(lecture_id)

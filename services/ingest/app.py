@@ -1,7 +1,12 @@
 """The ingest HTTP service (internal: the gateway forwards uploads here after checking auth).
 
 ``POST /v1/courses/<course_id>/lectures`` — multipart ``video`` and/or ``captions``, ``title``,
-``number``, ``language`` → 202 ``{"lecture_id", "status": "queued"}`` or a JSON error.
+``number``, ``language``, optional ``video_size`` → 202 ``{"lecture_id", "status": "queued"}`` or a
+JSON error.
+
+Resumable: ``POST /v1/courses/<course_id>/uploads`` (JSON ``filename``, ``size``, ``title``,
+``number``) → 201 status; ``PUT /v1/uploads/<id>`` with ``Content-Range: bytes a-b/size`` per chunk
+→ 200 status (202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from lecturecopilot import bus, db, embedded
 from lecturecopilot.settings import get_settings
 from lecturecopilot.storage import MediaStore
 
+from . import resumable
 from .core import IngestError, Upload, ingest_lecture
 
 
@@ -70,5 +76,40 @@ def create_app() -> Flask:
         except IngestError as e:
             return err(e.status, e.code, str(e))
         return jsonify(result), 202
+
+    # -- resumable uploads (see resumable.py) ----------------------------------------------
+    @app.post("/v1/courses/<course_id>/uploads")
+    def start_resumable(course_id: str):
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            return err(400, "invalid_json", 'Send JSON: {"filename", "size", "title", "number"}.')
+        number = data.get("number")
+        if number is not None and (not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999):
+            return err(400, "invalid_number", "'number' must be an integer between 0 and 9999.")
+        try:
+            status = resumable.start_upload(
+                settings=settings, pool=pool, store=store, course_id=course_id, filename=str(data.get("filename") or ""),
+                size=data.get("size"), title=str(data.get("title") or ""), number=number,
+                language=str(data.get("language") or ""))
+        except IngestError as e:
+            return err(e.status, e.code, str(e))
+        return jsonify(status), 201
+
+    @app.get("/v1/uploads/<upload_id>")
+    def resumable_status(upload_id: str):
+        try:
+            return jsonify(resumable.upload_status(pool=pool, store=store, upload_id=upload_id))
+        except IngestError as e:
+            return err(e.status, e.code, str(e))
+
+    @app.put("/v1/uploads/<upload_id>")
+    def resumable_chunk(upload_id: str):
+        try:
+            status = resumable.put_chunk(settings=settings, pool=pool, store=store, publish=publisher.publish,
+                                         upload_id=upload_id, content_range=request.headers.get("Content-Range"),
+                                         stream=request.stream)
+        except IngestError as e:
+            return err(e.status, e.code, str(e))
+        return jsonify(status), 202 if status["state"] == "queued" else 200
 
     return app
