@@ -32,6 +32,10 @@ _TAG = re.compile(r"<[^>]+>")
 def parse_captions(path: Path) -> list[Word]:
     """Words of a WebVTT or SRT file, each cue's duration spread over its words by length.
 
+    Cues are taken in start order. Overlapping cues are laid end to end (a cue starts no earlier
+    than the previous cue's last word), so words never interleave; lines a cue repeats from the
+    cue before (roll-up captions, as auto-captioning produces) are dropped. Times in seconds.
+
     Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
     Raises ``ValueError`` when the file can't be parsed or has no cue with text.
     """
@@ -47,23 +51,31 @@ def parse_captions(path: Path) -> list[Word]:
         except Exception as e:  # webvtt raises its own MalformedFileError / MalformedCaptionError
             raise ValueError(f"The captions file could not be read: {e}") from e
     words: list[Word] = []
-    for cue in captions:
-        text = _TAG.sub("", cue.text).replace("\n", " ").strip()
-        tokens = text.split()
+    cues = sorted(((c.start_time.in_milliseconds() / 1000.0, c.end_time.in_milliseconds() / 1000.0, c.text)
+                   for c in captions), key=lambda c: (c[0], c[1]))
+    prev_lines: list[str] = []
+    cursor = 0.0  # end of the last word placed: later cues never go back before it
+    for start, end, raw_text in cues:
+        # Timestamp.in_milliseconds keeps the fraction (start_in_seconds is floored to an int)
+        lines = [" ".join(_TAG.sub("", ln).split()) for ln in raw_text.split("\n")]
+        lines = [ln for ln in lines if ln]
+        # roll-up captions repeat the previous cue's lines before adding one: keep only the new ones
+        fresh = [ln for ln in lines if ln not in prev_lines]
+        prev_lines = lines or prev_lines
+        tokens = " ".join(fresh).split()
         if not tokens:
             continue
-        # Timestamp.in_milliseconds keeps the fraction (start_in_seconds is floored to an int)
-        start = cue.start_time.in_milliseconds() / 1000.0
-        end = max(cue.end_time.in_milliseconds() / 1000.0, start)
+        start = max(start, cursor)  # overlapping cues: speech order, never interleaved words
+        end = max(end, start + 0.05 * len(tokens))
         total = sum(len(t) + 1 for t in tokens)
         t = start
         for tok in tokens:
             span = (end - start) * (len(tok) + 1) / total
             words.append(Word(round(t, 3), round(t + span, 3), tok))
             t += span
+        cursor = words[-1].end_s
     if not words:
         raise ValueError("The captions file has no text.")
-    words.sort(key=lambda w: w.start_s)
     return words
 
 

@@ -192,3 +192,51 @@ def test_audio_that_starts_late_in_the_container_keeps_the_video_clock(stack, tm
     assert sorted(m["Subject"] for m in ready) == ["Lecture 1 is ready: Plain", "Lecture 2 is ready: Shifted"]
     body = ready[0].get_payload(decode=True).decode()
     assert f"{stack.base}/courses/{course}" in body
+
+
+def test_music_before_speech_invents_nothing_and_keeps_times(stack, tmp_path, synth_video):
+    """12 s of music (a chord with a beat) before the narration: no words in the music, and the
+    speech after it starts at its true time (Whisper's known failures: text hallucinated on
+    music, a first word after a long non-speech stretch stamped early)."""
+    res, parts = synth_video
+    out = tmp_path / "music-then-speech.mp4"
+    music = ("aevalsrc='(0.25*sin(2*PI*440*t)+0.2*sin(2*PI*554.37*t)+0.2*sin(2*PI*659.25*t))"
+             "*(0.6+0.4*sin(2*PI*2*t))':s=44100:d=12")
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i", music, "-i", str(res.path),
+                    "-filter_complex", "[0:a]aformat=sample_rates=44100:channel_layouts=mono[m];"
+                    "[1:a]aformat=sample_rates=44100:channel_layouts=mono[s];[m][s]concat=n=2:v=0:a=1[a];"
+                    f"color=c=white:s=640x360:r=2:d={12 + res.duration_s:.2f}[v]",
+                    "-map", "[v]", "-map", "[a]", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                    str(out)], check=True)
+    course = stack.create_course("Music first")
+    lecture_id = _upload_video(stack, course, out, "Music", 1)
+    assert stack.wait_ready(lecture_id)["status"] == "ready"
+    words = _first_words(stack, lecture_id, n=4)
+    assert words, "no transcript"
+    first_t, first_word = words[0]
+    assert first_t >= 11.5, words  # nothing transcribed inside the music
+    assert first_t <= 12.0 + 1.5, words  # and the narration is found where it starts
+    assert first_word.strip(".,").lower() == parts[0].narration.split()[0].lower()
+
+
+def test_variable_frame_rate_video_is_processed_with_true_times(stack, tmp_path, synth_video):
+    """A VFR MP4 (2 fps, then 25 fps, then 5 fps): processed to ready, words at the same times as
+    the constant-frame-rate original (timestamps come from the audio, not frame counts)."""
+    res, _ = synth_video
+    out = tmp_path / "vfr.mp4"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(res.path), "-filter_complex",
+                    "[0:v]split=3[a][b][c];[a]trim=0:8,fps=2[a2];[b]trim=8:16,fps=25[b2];"
+                    "[c]trim=16,fps=5[c2];[a2][b2][c2]concat=n=3:v=1:a=0[v]",
+                    "-map", "[v]", "-map", "0:a", "-fps_mode", "vfr", "-c:v", "libx264", "-pix_fmt", "yuv420p",
+                    "-c:a", "copy", str(out)], check=True)
+    rates = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries",
+                            "stream=r_frame_rate,avg_frame_rate", "-of", "csv=p=0", str(out)],
+                           capture_output=True, text=True, check=True).stdout.strip().split(",")
+    assert rates[0] != rates[1], rates  # really variable
+    course = stack.create_course("VFR")
+    plain = _upload_video(stack, course, res.path, "Plain", 1)
+    vfr = _upload_video(stack, course, out, "VFR", 2)
+    assert stack.wait_ready(plain)["status"] == "ready" and stack.wait_ready(vfr)["status"] == "ready"
+    a, b = _first_words(stack, plain, n=8), _first_words(stack, vfr, n=8)
+    assert [w for _, w in a] == [w for _, w in b]
+    assert all(abs(ta - tb) <= 0.2 for (ta, _), (tb, _) in zip(a, b)), (a, b)

@@ -39,3 +39,23 @@ def test_latin1_and_utf16_and_nul(tmp_path):
     assert [w.word for w in parse_captions(f)] == ["Hash", "tables."]
     f.write_bytes(b"WEBVTT\n\n00:01.000 --> 00:03.000\nNul\x00 byte here.\n")
     assert [w.word for w in parse_captions(f)] == ["Nul", "byte", "here."]
+
+
+def test_overlapping_cues_keep_speech_order(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:04.000\nHash tables store keys.\n\n"
+                 "00:03.000 --> 00:06.000\nChaining handles collisions.\n")
+    words = parse_captions(f)
+    assert " ".join(w.word for w in words) == "Hash tables store keys. Chaining handles collisions."
+    assert all(a.end_s <= b.start_s + 1e-6 for a, b in zip(words, words[1:]))
+    assert words[4].start_s == pytest.approx(4.0, abs=0.01) and words[-1].end_s == pytest.approx(6.0, abs=0.01)
+
+
+def test_roll_up_captions_do_not_repeat_lines(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:02.000\nso a heap is\n\n"
+                 "00:02.000 --> 00:04.000\nso a heap is\na complete binary tree\n\n"
+                 "00:04.000 --> 00:06.000\na complete binary tree\nwith the heap property\n")
+    words = parse_captions(f)
+    assert " ".join(w.word for w in words) == "so a heap is a complete binary tree with the heap property"
+    assert words[4].start_s == pytest.approx(2.0) and words[-1].end_s == pytest.approx(6.0, abs=0.01)
