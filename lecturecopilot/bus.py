@@ -26,6 +26,7 @@ import threading
 import nats
 from nats.js.api import StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
+from opentelemetry import propagate
 
 from .settings import Settings
 
@@ -75,7 +76,8 @@ class SyncPublisher:
     """Publishes to JetStream from synchronous code (Flask, CLI) through one connection
     running on a private event-loop thread.
 
-    ``publish`` returns after JetStream acknowledged storage; raises on failure.
+    ``publish`` returns after JetStream acknowledged storage; raises on failure. The current
+    OpenTelemetry context goes along as a W3C ``traceparent`` header.
     """
 
     def __init__(self, url: str, stream: str):
@@ -92,6 +94,7 @@ class SyncPublisher:
 
     def publish(self, subject: str, payload: bytes, msg_id: str, headers: dict | None = None) -> None:
         hdrs = {"Nats-Msg-Id": msg_id, **(headers or {})}
+        propagate.inject(hdrs)  # the caller's trace (the upload request) continues in the pipeline
         self._run(self._js.publish(subject, payload, stream=self._stream, headers=hdrs))
 
     def close(self) -> None:

@@ -276,11 +276,13 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         up(settings, quiet=True, timeout_s=240)
         yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)
     finally:
+        shared_nats = "NATS_URL" in env  # an embedded server is stopped by down(), its stream with it
         down(settings)
-        try:
-            asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
-        except Exception:
-            pass
+        if shared_nats:
+            try:
+                asyncio.run(asyncio.wait_for(_drop_lecture_streams(nats_url, settings.stream), 20))
+            except Exception:
+                pass
         for k, v in old.items():
             if v is None:
                 os.environ.pop(k, None)

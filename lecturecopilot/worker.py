@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable
@@ -23,11 +24,16 @@ from google.protobuf.message import DecodeError, Message
 from nats.js.api import ConsumerConfig
 from psycopg_pool import ConnectionPool
 
-from . import bus
+from . import bus, telemetry
 from .events.v1 import events_pb2
 from .settings import Settings
 
 log = logging.getLogger("lecturecopilot.worker")
+_TRACER = telemetry.tracer("lecture-copilot.worker")
+_STAGE_S = telemetry.meter("lecture-copilot.worker").create_histogram(
+    "lc.stage.duration", unit="s", description="Time a pipeline stage's handler took per lecture")
+_PENDING = telemetry.meter("lecture-copilot.worker").create_gauge(
+    "lc.consumer.pending", description="Messages waiting for this durable consumer (JetStream num_pending)")
 
 
 class PermanentError(Exception):
@@ -83,7 +89,10 @@ def _valid_uuid(value: str) -> bool:
 
 def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: list[Stage]) -> tuple[FastStream, NatsBroker]:
     """A FastStream app with one durable pull consumer per stage (see module docstring)."""
-    broker = NatsBroker(nats_url, name="lecture-copilot-worker")
+    from faststream.nats.opentelemetry import NatsTelemetryMiddleware
+
+    # continues the lecture's trace from the message headers and injects it into what we publish
+    broker = NatsBroker(nats_url, name="lecture-copilot-worker", middlewares=[NatsTelemetryMiddleware()])
     stream = JStream(settings.stream, subjects=bus.STREAM_SUBJECTS, declare=False)
 
     async def publish(subject: str, payload: bytes, msg_id: str) -> None:
@@ -144,12 +153,18 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
                 ctx = StageContext(settings=settings, pool=pool, lecture_id=event.lecture_id, progress=progress)
                 beat = asyncio.create_task(heartbeat())
+                _PENDING.set(meta.num_pending, {"consumer": stage.durable})
+                t_stage = time.perf_counter()
                 try:
                     if stage.records_stage:
                         await asyncio.to_thread(set_stage, pool, event.lecture_id, stage=stage.stage_name)
-                    result = await asyncio.to_thread(stage.handle, event, ctx)
+                    with _TRACER.start_as_current_span(stage.durable, attributes={
+                            "lc.lecture_id": event.lecture_id, "lc.delivery": meta.num_delivered}):
+                        result = await asyncio.to_thread(stage.handle, event, ctx)
+                    _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "ok"})
                 except PermanentError as e:
                     beat.cancel()
+                    _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "failed"})
                     await fail(event.lecture_id, getattr(event, "course_id", ""), stage, str(e), mid)
                     await msg.ack()
                     return
@@ -202,7 +217,9 @@ def run(stages: list[Stage], *, health_port: int, name: str) -> None:
     from .health import serve_health
     from .settings import get_settings
 
-    logging.basicConfig(level=logging.INFO, format=f"%(asctime)s {name} %(levelname)s %(name)s: %(message)s")
+    from . import telemetry
+
+    telemetry.setup(name)
     settings = get_settings()
     pool = db.make_pool(settings, max_size=4)
     url = embedded.nats_url(settings)

@@ -33,6 +33,7 @@ class Stack:
         self.create_course = eph.create_course
         self.wait_ready = eph.wait_ready
         self.mail = None  # the SmtpSink, set by the fixture
+        self.otlp = None  # the OtlpCollector, set by the fixture
 
     def db(self):
         return psycopg.connect(self.db_url, autocommit=True)
@@ -77,15 +78,28 @@ def smtp_sink():
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory, fake_llm, smtp_sink):
+def otlp():
+    """A local OTLP/HTTP receiver the stack exports its traces and metrics to (tests/fakes/otlp_collector.py)."""
+    from fakes.otlp_collector import OtlpCollector
+
+    collector = OtlpCollector()
+    yield collector
+    collector.close()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory, fake_llm, smtp_sink, otlp):
     from lecturecopilot.stack import ephemeral
 
     writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
                "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini",
-               "LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port)}
+               "LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port),
+               "OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "300",
+               "OTEL_METRIC_EXPORT_INTERVAL": "1000"}
     with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env=writers) as eph:
         st = Stack(eph)
         st.mail = smtp_sink
+        st.otlp = otlp
         yield st
 
 

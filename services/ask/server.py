@@ -16,7 +16,7 @@ from concurrent import futures
 import grpc
 from psycopg_pool import ConnectionPool
 
-from lecturecopilot import models
+from lecturecopilot import models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
@@ -26,6 +26,13 @@ from .writers import configured_writers
 
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = 2000
+
+
+_TRACER = telemetry.tracer("lecture-copilot.ask")
+_ASK_MS = telemetry.meter("lecture-copilot.ask").create_histogram(
+    "lc.ask.duration", unit="ms", description="Ask: question received to answer recorded")
+_DECLINED = telemetry.meter("lecture-copilot.ask").create_counter(
+    "lc.answers.declined", description="Answers declined (not covered, unsupported request)")
 
 
 def _uuid_or_none(value: str) -> str | None:
@@ -155,17 +162,28 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                 for s in from_outline:
                     yield from emit(s)
             else:
-                qvec = self._embed(question)
-                passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, question, k=6)
-                retrieve_ms = (time.perf_counter() - t0) * 1000
-                ev = gate.evidence(self.index, course_id, passages, question, qvec, self.settings.gate_coverage_weight)
-                if gate.covered(ev, self.settings.gate_threshold):
+                with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": course_id}) as span:
+                    qvec = self._embed(question)
+                    passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, question, k=6)
+                    retrieve_ms = (time.perf_counter() - t0) * 1000
+                    ev = gate.evidence(self.index, course_id, passages, question, qvec,
+                                       self.settings.gate_coverage_weight)
+                    covered = gate.covered(ev, self.settings.gate_threshold)
+                    span.set_attribute("lc.passages", len(passages))
+                    span.set_attribute("lc.covered", covered)
+                if covered:
                     titles = {l.id: l.title for l in lectures}
-                    for s in compose.compose(self.index, self.writers, question, qvec, passages, titles, outcome):
-                        if not context.is_active():  # the client went away: stop working
-                            log.info("client went away; stopped writing")
-                            return
-                        yield from emit(s)
+                    # a span ended by hand: the generator yields inside it, so it is never "current"
+                    write_span = _TRACER.start_span("write")
+                    try:
+                        for s in compose.compose(self.index, self.writers, question, qvec, passages, titles, outcome):
+                            if not context.is_active():  # the client went away: stop working
+                                log.info("client went away; stopped writing")
+                                return
+                            yield from emit(s)
+                    finally:
+                        write_span.set_attribute("lc.writer", outcome.writer or "")
+                        write_span.end()
         declined = not out or (not out[0].citations and outcome.writer != "outline")
         if not out:
             reason = "not_covered"
@@ -179,6 +197,9 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         answer_text = " ".join(s.text for s in out)
         answer_id = str(uuid.uuid4())
         total_ms = (time.perf_counter() - t0) * 1000
+        _ASK_MS.record(total_ms, {"writer": outcome.writer or "none", "declined": declined})
+        if declined:
+            _DECLINED.add(1, {"reason": reason or "not_covered"})
         with self.pool.connection() as conn:
             conn.execute(
                 "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, rewritten_question, "
@@ -204,6 +225,10 @@ def serve(settings: Settings) -> None:
     from lecturecopilot import db
     from lecturecopilot.health import serve_health
 
+    if telemetry.setup("ask"):
+        from opentelemetry.instrumentation.grpc import GrpcInstrumentorServer
+
+        GrpcInstrumentorServer().instrument()
     pool = db.make_pool(settings, max_size=8)
     models.embed(settings.embed_model, ["warm up"])  # load the model before taking traffic
     index = EmbeddedSearchIndex(settings.data_dir / "qdrant" / f"ask-{settings.ask_port}", pool)

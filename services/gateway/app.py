@@ -18,7 +18,7 @@ import requests
 from flask import Flask, Response, g, jsonify, request, send_file, stream_with_context
 from werkzeug.exceptions import HTTPException
 
-from lecturecopilot import db
+from lecturecopilot import db, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import get_settings
 
@@ -62,11 +62,22 @@ def _lecture_json(r: dict) -> dict:
 
 def create_app() -> Flask:
     settings = get_settings()
+    tracing = telemetry.setup("gateway")
+    if tracing:  # before the channel exists, so its calls carry the trace context to ask (and ingest)
+        from opentelemetry.instrumentation.grpc import GrpcInstrumentorClient
+        from opentelemetry.instrumentation.requests import RequestsInstrumentor
+
+        GrpcInstrumentorClient().instrument()
+        RequestsInstrumentor().instrument()
     pool = db.make_pool(settings, max_size=16)
     channel = grpc.insecure_channel(settings.ask_target)
     ask = ask_pb2_grpc.AskServiceStub(channel)
     app = Flask("gateway", static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
+    if tracing:
+        from opentelemetry.instrumentation.flask import FlaskInstrumentor
+
+        FlaskInstrumentor().instrument_app(app, excluded_urls="healthz,readyz,static")
 
     def error(status: int, code: str, message: str):
         return jsonify({"error": {"code": code, "message": message}}), status

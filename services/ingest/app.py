@@ -14,7 +14,7 @@ from __future__ import annotations
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from lecturecopilot import bus, db, embedded
+from lecturecopilot import bus, db, embedded, telemetry
 from lecturecopilot.settings import get_settings
 from lecturecopilot.storage import MediaStore
 
@@ -24,11 +24,16 @@ from .core import IngestError, Upload, ingest_lecture
 
 def create_app() -> Flask:
     settings = get_settings()
+    tracing = telemetry.setup("ingest")
     pool = db.make_pool(settings, max_size=4)
     store = MediaStore.from_settings(settings)
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream)
     app = Flask("ingest")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
+    if tracing:
+        from opentelemetry.instrumentation.flask import FlaskInstrumentor
+
+        FlaskInstrumentor().instrument_app(app, excluded_urls="healthz,readyz")
 
     def err(status: int, code: str, message: str):
         return jsonify({"error": {"code": code, "message": message}}), status
