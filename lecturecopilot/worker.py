@@ -82,7 +82,7 @@ def _valid_uuid(value: str) -> bool:
 
 def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: list[Stage]) -> tuple[FastStream, NatsBroker]:
     """A FastStream app with one durable pull consumer per stage (see module docstring)."""
-    broker = NatsBroker(nats_url, name="lecture-copilot-worker")
+    broker = NatsBroker(nats_url, name="lecture-copilot-worker", graceful_timeout=settings.graceful_timeout_s)
     stream = JStream(settings.stream, subjects=bus.STREAM_SUBJECTS, declare=False)
 
     async def publish(subject: str, payload: bytes, msg_id: str) -> None:
@@ -185,7 +185,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
         nc = await _nats.connect(nats_url)
         try:
-            await bus.ensure_stream(nc.jetstream(), settings.stream)
+            await bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas)
         finally:
             await nc.close()
 
