@@ -32,3 +32,9 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 .venv/bin/python -c "from lecturecopilot.models import whisper_model_path as p; p('base')"
+# checkov (tests/deploy) lives in a venv of its own: its pins clash with the project's.
+if [ -n "$extras" ] && [ ! -x .tools/checkov/bin/checkov ]; then
+  echo "pip: installing checkov==3.3.30 into .tools/checkov"
+  "$PY" -m venv .tools/checkov
+  .tools/checkov/bin/pip install -q --disable-pip-version-check checkov==3.3.30
+fi
