@@ -32,7 +32,8 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 .venv/bin/python -c "from lecturecopilot.models import whisper_model_path as p; p('base')"
-# checkov (tests/deploy) lives in a venv of its own: its pins clash with the project's.
+# checkov (tests/deploy) lives in a venv of its own: its pins (packaging 23.2, networkx 2.6.3...)
+# would downgrade the project's dependencies.
 if [ -n "$extras" ] && [ ! -x .tools/checkov/bin/checkov ]; then
   echo "pip: installing checkov==3.3.30 into .tools/checkov"
   "$PY" -m venv .tools/checkov

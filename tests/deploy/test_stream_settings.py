@@ -50,3 +50,10 @@ def test_replicas_and_graceful_timeout_come_from_the_environment(monkeypatch):
     monkeypatch.delenv("LC_STREAM_REPLICAS")
     monkeypatch.delenv("LC_GRACEFUL_TIMEOUT_S")
     assert (Settings().stream_replicas, Settings().graceful_timeout_s) == (1, 15.0)
+
+
+def test_workers_wait_the_configured_graceful_timeout():
+    from lecturecopilot.worker import build_app
+
+    _, broker = build_app(Settings(graceful_timeout_s=42), None, "nats://127.0.0.1:1", [])
+    assert broker.config.graceful_timeout == 42.0
