@@ -1,7 +1,8 @@
 """Offline validation of the Kubernetes manifests (deploy/k8s): every overlay renders with
 kustomize, every built-in object validates against the Kubernetes OpenAPI schemas
-(kubernetes-validate), the custom resources (KEDA, CloudNativePG) carry the fields their CRDs
-require and point at real objects, and the properties the README promises hold: probes on the
+(kubernetes-validate), KEDA ScaledObjects validate against models generated from KEDA's CRD
+(cloudcoil-models-keda), CloudNativePG objects carry the fields their CRD requires (no schema
+offline: checked by hand), both point at real objects, and the properties the README promises hold: probes on the
 services' health ports, limits, hardened security contexts, PDBs, autoscaling, and network
 isolation (only the gateway reachable from outside, only the gateway reaches ask)."""
 
@@ -245,6 +246,38 @@ def test_autoscaling(target):
         assert [m["resource"]["name"] for m in hpa["spec"]["metrics"]] == ["cpu"]
         assert 2 <= hpa["spec"]["minReplicas"] < hpa["spec"]["maxReplicas"]
     assert {s["metadata"]["name"] for s in find(objs, "ScaledObject")} == set(WORKERS)
+
+
+def _keda_validate(obj: dict) -> None:
+    """Validates a ScaledObject with the models generated from KEDA's CRD (cloudcoil-models-keda):
+    required fields and types; unknown fields fail too, as they would not survive the round trip."""
+    from cloudcoil.models.keda.v1alpha1 import ScaledObject
+
+    model = ScaledObject.model_validate(obj)
+    assert model.model_dump(by_alias=True, exclude_unset=True, mode="json") == obj, "unknown fields"
+
+
+@pytest.mark.parametrize("target", [t for t in TARGETS if t != "overlays/dev"], ids=["base", "prod"])
+def test_keda_scaledobjects_match_the_crd(target):
+    for so in find(render(target), "ScaledObject"):
+        _keda_validate(so)
+
+
+def test_keda_validation_can_fail():
+    import pydantic
+
+    so = one(render("overlays/prod"), "ScaledObject", "transcribe")
+    del so["spec"]["scaleTargetRef"]
+    with pytest.raises(pydantic.ValidationError):
+        _keda_validate(so)
+    so = one(render("overlays/prod"), "ScaledObject", "transcribe")
+    so["spec"]["triggers"][0]["metadata"]["lagThreshold"] = 1  # KEDA wants strings
+    with pytest.raises(pydantic.ValidationError):
+        _keda_validate(so)
+    so = one(render("overlays/prod"), "ScaledObject", "transcribe")
+    so["spec"]["maxReplicas"] = 3  # the HPA's name, not KEDA's
+    with pytest.raises(AssertionError):
+        _keda_validate(so)
 
 
 @pytest.mark.parametrize("target", [t for t in TARGETS if t != "overlays/dev"], ids=["base", "prod"])
