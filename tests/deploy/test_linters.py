@@ -92,3 +92,13 @@ def test_dockerfile_has_a_hardened_target_per_service():
     runtime = text.split("AS runtime\n", 1)[1].split("\nFROM ", 1)[0]
     assert "USER 10001:10001" in runtime
     assert "torch==2.13.0" in text
+
+
+def test_image_has_the_system_packages_the_services_use():
+    """Every apt package scripts/setup.sh installs for the services is in the runtime stage
+    (espeak-ng and the fonts only make the demo video)."""
+    setup = (ROOT / "scripts" / "setup.sh").read_text()
+    pkgs = set(re.search(r"^pkgs=\((.*)\)$", setup, re.M).group(1).split())
+    runtime = DOCKERFILE.read_text().split("AS runtime\n", 1)[1].split("\nFROM ", 1)[0]
+    installed = set(re.search(r"apt-get install -y --no-install-recommends ([^\\\n]+)", runtime).group(1).split())
+    assert pkgs - {"espeak-ng", "fonts-dejavu-core"} <= installed
