@@ -22,11 +22,12 @@ RUN pip install --no-cache-dir . \
 FROM python:3.11.13-slim-bookworm AS runtime
 # ffmpeg/ffprobe: ingest probes uploads, transcribe extracts audio and makes the web copy.
 # wamerican: the English word list ask's spelling correction leaves alone (services/ask/spelling.py).
+# libgl1, libglib2.0-0: OpenCV's runtime libraries (slide detection).
 # (espeak-ng and fonts, also in scripts/setup.sh, only make the demo video.)
 # Not pinned to a Debian point version: security updates replace those; the base tag pins the release.
 # hadolint ignore=DL3008
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ffmpeg wamerican \
+ && apt-get install -y --no-install-recommends ffmpeg wamerican libgl1 libglib2.0-0 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 lc \
  && useradd --system --uid 10001 --gid lc --home-dir /var/lib/lecture-copilot --shell /usr/sbin/nologin lc \

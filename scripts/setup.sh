@@ -10,7 +10,7 @@ pkgs=(ffmpeg espeak-ng fonts-dejavu-core wamerican)
 extras=""
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(chromium chromium-driver)
-  extras="[test]"
+  extras="[test,deploy]"
 fi
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
