@@ -38,3 +38,8 @@ eval: setup
 ## Search-index scale benchmark (writes bench/results/search_scale.json).
 bench: setup
 	$(PY) -m bench.search_scale --points 1000 10000 100000 1000000
+
+## Deployment checks only (Dockerfile, deploy/k8s: kustomize, schemas, checkov, hadolint); no services.
+.PHONY: test-deploy
+test-deploy: setup-test
+	$(PY) -m pytest -q tests/deploy

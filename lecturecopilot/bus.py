@@ -59,9 +59,11 @@ def next_msg_id(subject: str, lecture_id: str, caused_by: str) -> str:
     return f"{subject}:{lecture_id}:{hashlib.sha1(caused_by.encode()).hexdigest()[:16]}"
 
 
-async def ensure_stream(js, name: str) -> None:
-    """Creates (or updates) the stream ``name`` holding :data:`STREAM_SUBJECTS` on file storage."""
-    cfg = StreamConfig(name=name, subjects=STREAM_SUBJECTS, duplicate_window=DUPLICATE_WINDOW_S)
+async def ensure_stream(js, name: str, replicas: int = 1) -> None:
+    """Creates (or updates) the stream ``name`` holding :data:`STREAM_SUBJECTS` on file storage,
+    with ``replicas`` copies (``LC_STREAM_REPLICAS``; 3 on a 3-node JetStream cluster)."""
+    cfg = StreamConfig(name=name, subjects=STREAM_SUBJECTS, duplicate_window=DUPLICATE_WINDOW_S,
+                       num_replicas=replicas)
     try:
         await js.stream_info(name)
         await js.update_stream(cfg)
@@ -80,14 +82,14 @@ class SyncPublisher:
     OpenTelemetry context goes along as a W3C ``traceparent`` header.
     """
 
-    def __init__(self, url: str, stream: str):
+    def __init__(self, url: str, stream: str, replicas: int = 1):
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True, name="nats-publisher")
         self._thread.start()
         self._stream = stream
         self._nc = self._run(nats.connect(url, name="lecture-copilot-publisher", max_reconnect_attempts=-1))
         self._js = self._nc.jetstream()
-        self._run(ensure_stream(self._js, stream))
+        self._run(ensure_stream(self._js, stream, replicas))
 
     def _run(self, coro, timeout: float = 15.0):
         return asyncio.run_coroutine_threadsafe(coro, self._loop).result(timeout)

@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
     max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")
     ack_wait_s: float = Field(default=60.0, description="JetStream ack wait; long stages send in-progress acks.")
+    stream_replicas: int = Field(default=1, description="JetStream stream replicas (3 on a 3-node NATS cluster).")
+    graceful_timeout_s: float = Field(default=15.0, description="On SIGTERM a worker waits this long for the message in flight.")
 
     whisper_model: str = Field(default="base", description="'tiny.en' or 'base' (packaged), or any faster-whisper name/path.")
     whisper_compute_type: str = "int8"

@@ -65,7 +65,7 @@ def _ensure_stream(settings: Settings, url: str) -> None:
     async def go():
         nc = await nats.connect(url)
         try:
-            await bus.ensure_stream(nc.jetstream(), settings.stream)
+            await bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas)
         finally:
             await nc.close()
 

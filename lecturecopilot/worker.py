@@ -91,8 +91,10 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
     """A FastStream app with one durable pull consumer per stage (see module docstring)."""
     from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 
-    # continues the lecture's trace from the message headers and injects it into what we publish
-    broker = NatsBroker(nats_url, name="lecture-copilot-worker", middlewares=[NatsTelemetryMiddleware()])
+    # the middleware continues the lecture's trace from the message headers and injects it into
+    # what we publish; graceful_timeout lets the message in flight finish on SIGTERM
+    broker = NatsBroker(nats_url, name="lecture-copilot-worker", graceful_timeout=settings.graceful_timeout_s,
+                        middlewares=[NatsTelemetryMiddleware()])
     stream = JStream(settings.stream, subjects=bus.STREAM_SUBJECTS, declare=False)
 
     async def publish(subject: str, payload: bytes, msg_id: str) -> None:
@@ -204,7 +206,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
         nc = await _nats.connect(nats_url)
         try:
-            await bus.ensure_stream(nc.jetstream(), settings.stream)
+            await bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas)
         finally:
             await nc.close()
 

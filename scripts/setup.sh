@@ -10,7 +10,7 @@ pkgs=(ffmpeg espeak-ng fonts-dejavu-core wamerican libgl1 libglib2.0-0)
 extras=""
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(chromium chromium-driver)
-  extras="[test]"
+  extras="[test,deploy]"
 fi
 need=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
@@ -32,3 +32,10 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 .venv/bin/python -c "from lecturecopilot.models import whisper_model_path as p; p('base')"
+# checkov (tests/deploy) lives in a venv of its own: its pins (packaging 23.2, networkx 2.6.3...)
+# would downgrade the project's dependencies.
+if [ -n "$extras" ] && [ ! -x .tools/checkov/bin/checkov ]; then
+  echo "pip: installing checkov==3.3.30 into .tools/checkov"
+  "$PY" -m venv .tools/checkov
+  .tools/checkov/bin/pip install -q --disable-pip-version-check checkov==3.3.30
+fi

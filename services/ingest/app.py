@@ -27,7 +27,7 @@ def create_app() -> Flask:
     tracing = telemetry.setup("ingest")
     pool = db.make_pool(settings, max_size=4)
     store = MediaStore.from_settings(settings)
-    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream)
+    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas)
     app = Flask("ingest")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
     if tracing:
