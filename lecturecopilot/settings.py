@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     ingest_port: int = 8081
     ask_host: str = "127.0.0.1"
     ask_port: int = 50051
+    ask_target_uri: str | None = Field(default=None, description=(
+        "gRPC target naming several ask replicas, balanced per call (round_robin), e.g. "
+        "'ipv4:127.0.0.1:50051,127.0.0.1:50052' or 'dns:///ask-headless.ns.svc:50051' (gRPC naming doc)."))
     health_host: str = Field(default="127.0.0.1", description="Where /healthz and /readyz listen (0.0.0.0 in pods).")
     health_port_transcribe: int = 8091
     health_port_index: int = 8092
@@ -90,7 +93,8 @@ class Settings(BaseSettings):
 
     @property
     def ask_target(self) -> str:
-        return f"{self.ask_host}:{self.ask_port}"
+        """The gRPC target the gateway calls: ``ask_target_uri`` when set, else ``ask_host:ask_port``."""
+        return self.ask_target_uri or f"{self.ask_host}:{self.ask_port}"
 
 
 @lru_cache(maxsize=1)

@@ -70,7 +70,9 @@ def create_app() -> Flask:
         GrpcInstrumentorClient().instrument()
         RequestsInstrumentor().instrument()
     pool = db.make_pool(settings, max_size=16)
-    channel = grpc.insecure_channel(settings.ask_target)
+    # round_robin: with several ask addresses (LC_ASK_TARGET_URI) every call goes to the next replica
+    channel = grpc.insecure_channel(settings.ask_target, options=[
+        ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))])
     ask = ask_pb2_grpc.AskServiceStub(channel)
     app = Flask("gateway", static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
