@@ -366,3 +366,21 @@ def test_dev_is_single_replica():
     assert not find(objs, "HorizontalPodAutoscaler") and not find(objs, "ScaledObject")
     assert "cluster {" not in one(objs, "ConfigMap", "nats-config")["data"]["nats.conf"]
     assert one(objs, "ConfigMap", "lecture-copilot-config")["data"]["LC_STREAM_REPLICAS"] == "1"
+
+
+@pytest.mark.parametrize("target", TARGETS, ids=overlay_ids(TARGETS))
+def test_gateway_balances_ask_calls_over_every_ask_pod(target):
+    """The gateway's LC_ASK_TARGET_URI names a headless Service selecting the ask pods on the gRPC
+    port, so gRPC's round_robin spreads calls per call, not per connection."""
+    objs = render(target)
+    gateway = one(objs, "Deployment", "gateway")
+    uri = _env(_container(gateway), "LC_ASK_TARGET_URI", {})
+    m = re.fullmatch(r"dns:///([a-z0-9-]+):(\d+)", uri or "")
+    assert m, uri
+    svc = one(objs, "Service", m.group(1))
+    assert svc["spec"].get("clusterIP") == "None"
+    ask = one(objs, "Deployment", "ask")
+    labels = ask["spec"]["template"]["metadata"]["labels"]
+    assert all(labels.get(k) == v for k, v in svc["spec"]["selector"].items())
+    assert int(m.group(2)) in {p["port"] for p in svc["spec"]["ports"]}
+    assert int(m.group(2)) == _settings().ask_port
