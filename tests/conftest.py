@@ -66,12 +66,25 @@ def fake_llm():
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory, fake_llm):
+def smtp_sink():
+    """A local SMTP server (aiosmtpd) keeping every mail it receives: ``.messages`` (list of
+    ``email.message.EmailMessage``), ``.port``, ``.wait_for(to, timeout_s)``."""
+    from fakes.smtp_sink import SmtpSink
+
+    sink = SmtpSink()
+    yield sink
+    sink.close()
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory, fake_llm, smtp_sink):
     from lecturecopilot.stack import ephemeral
 
     writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
                "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini"}
-    with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env=writers) as eph:
+    mail = {"LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port), "LC_OPERATOR_EMAIL": "operator@example.edu",
+            "LC_ADMIN_EMAILS": "admin@example.edu"}
+    with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env={**writers, **mail}) as eph:
         yield Stack(eph)
 
 
