@@ -233,6 +233,8 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     page.wait_for_selector("#upload-progress:not([hidden])")
     page.wait_for_function("() => (() => { const b = document.querySelector('#up-bytes'); return b.value === b.max && b.max > 1; })()",
                            timeout=60_000)
+    if page.evaluate("document.querySelector('#up-stages').dataset.status") != "ready":
+        page.screenshot(path=str(shots_dir(tmp_path) / "upload-processing-desktop.png"), full_page=True)
     total = page.evaluate("document.querySelector('#up-bytes').max")  # the multipart body: the file + a few headers
     assert res.path.stat().st_size <= total < res.path.stat().st_size + 4096
     page.wait_for_selector("#up-stages[data-status='ready']", timeout=240_000)

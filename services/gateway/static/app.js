@@ -235,9 +235,26 @@ function chipFor(c) {
   return b;
 }
 
+const THUMB = "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
+
+function thumbIcon(down) {
+  // an SVG icon (no emoji font needed); the thumb down is the thumb up turned over
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", down ? "icon flip" : "icon");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", THUMB);
+  svg.append(path);
+  return svg;
+}
+
 function feedbackControls(box, answerId) {
-  const up = el("button", { type: "button", class: "thumb", "aria-label": "Helpful answer", "aria-pressed": "false", text: "👍" });
-  const down = el("button", { type: "button", class: "thumb", "aria-label": "Unhelpful answer", "aria-pressed": "false", text: "👎" });
+  const up = el("button", { type: "button", class: "thumb", "aria-label": "Helpful answer", "aria-pressed": "false" },
+    thumbIcon(false), el("span", { text: "Yes" }));
+  const down = el("button", { type: "button", class: "thumb", "aria-label": "Unhelpful answer", "aria-pressed": "false" },
+    thumbIcon(true), el("span", { text: "No" }));
   const status = el("span", { class: "muted small", role: "status" });
   const form = el("form", { class: "fb-form", hidden: "" });
   const area = el("textarea", { rows: "2", maxlength: "2000", "aria-label": "What was wrong with this answer? (optional)",
@@ -473,6 +490,8 @@ async function showManageCourse(courseId) {
     $("#mc-visibility").value = c.visibility;
     $("#mc-open").href = `/courses/${c.id}`;
     const tbody = $("#mc-lectures");
+    rowStreams.forEach((es) => es.close()); // one live status stream per processing row, renewed on each render
+    rowStreams.length = 0;
     tbody.replaceChildren();
     $("#mc-empty").hidden = c.lectures.length > 0;
     for (const l of c.lectures) tbody.append(lectureRow({ ...l, course_id: c.id }, render));
@@ -525,6 +544,8 @@ async function showManageCourse(courseId) {
   });
 }
 
+const rowStreams = [];
+
 function lectureRow(l, rerender) {
   const st = el("span", { class: `st st-${l.status}`, text: statusText(l) });
   if (l.status === "failed" && l.error) st.title = l.error;
@@ -559,6 +580,7 @@ function lectureRow(l, rerender) {
   }
   if (l.status === "queued" || l.status === "processing") {
     const es = new EventSource(`/api/lectures/${l.id}/events`);
+    rowStreams.push(es);
     es.addEventListener("status", (e) => {
       const s = JSON.parse(e.data);
       st.className = `st st-${s.status}`;
