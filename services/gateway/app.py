@@ -554,12 +554,14 @@ def create_app() -> Flask:
     @app.post("/api/auth/magic-link")
     def magic_link():
         """Mails a single-use sign-in link (``LC_LOGIN_LINK_MINUTES``); 202 whether or not the
-        address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor."""
+        address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor (or per address)."""
         email = accounts.normal_email(body().get("email"))
         if email is None:
             raise ApiError(400, "invalid_email", "'email' must be an email address.")
         visitor = limits.person_key(secret, None, request.remote_addr)
-        limited([(f"signin:{visitor}", limits.HOUR_S, settings.signin_limit)], "sign-in links")
+        address = limits.person_key(secret, email, None)  # and per address: no mail-bombing from many IPs
+        limited([(f"signin:{visitor}", limits.HOUR_S, settings.signin_limit),
+                 (f"signin-to:{address}", limits.HOUR_S, settings.signin_limit)], "sign-in links")
         token = accounts.new_login_token(pool, email, settings.login_link_minutes)
         link = f"{settings.public_url.rstrip('/')}/auth/verify?token={token}"
         try:

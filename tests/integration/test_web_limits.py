@@ -79,6 +79,9 @@ def test_sign_in_links_per_visitor_per_hour(gw, smtp_sink):
     assert codes.count(202) == 2 and codes.count(429) == 8, codes
     sent = [m for m in smtp_sink.messages[before:] if "burst@example.edu" in str(m["To"])]
     assert len(sent) == 2
+    # the visitor's hour is used up, whatever address it asks for
+    r = requests.post(f"{gw.base}/api/auth/magic-link", json={"email": "other@example.edu"}, timeout=30)
+    assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
 
 
 def test_contact_messages_per_day(gw, smtp_sink):

@@ -164,6 +164,7 @@ function selectLecture(lecture, seekTo) {
   state.current = lecture;
   markCurrentLecture();
   $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
+  if (changed && state.course) history.replaceState(null, "", `/courses/${state.course.id}?lecture=${lecture.id}`);
   if (changed) {
     player.src = `/api/lectures/${lecture.id}/video`;
     loadStudy(lecture).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
@@ -230,7 +231,10 @@ function chipFor(c) {
     dataset: { t: c.t_s, lecture: c.lecture_id } });
   b.addEventListener("click", () => {
     const lecture = state.lectures.find((l) => l.id === c.lecture_id);
-    if (lecture) selectLecture(lecture, c.t_s);
+    if (!lecture) return;
+    selectLecture(lecture, c.t_s);
+    // on a narrow screen the player is above the answers: bring it into view
+    if (window.matchMedia("(max-width: 1100px)").matches) $("#player").scrollIntoView({ block: "start" });
   });
   return b;
 }
