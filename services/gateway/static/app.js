@@ -300,6 +300,7 @@ async function ask(question) {
   const body = el("p", { class: "body" }, el("span", { class: "typing", text: "…" }));
   const box = el("article", { class: "answer", "aria-busy": "true", "aria-label": `Answer to: ${question}` }, q, body);
   $("#answers").prepend(box);
+  $("#ask-empty").hidden = true;
   const res = await fetch(`/api/courses/${state.course.id}/ask`, {
     method: "POST", credentials: "same-origin",
     headers: writeHeaders("POST", { "Content-Type": "application/json", "Accept": "text/event-stream" }),
@@ -362,6 +363,7 @@ $("#ask-form").addEventListener("submit", async (e) => {
 $("#new-conversation").addEventListener("click", () => {
   state.conversationId = null;
   $("#answers").replaceChildren();
+  $("#ask-empty").hidden = false;
   $("#conversation-note").hidden = true;
   $("#question").focus();
 });
