@@ -304,8 +304,10 @@ def test_phone_width_and_screenshots(stack, course, browser, tmp_path):
         page.screenshot(path=str(out / f"courses-{name}.png"), full_page=True)
         page.goto(f"{stack.base}/courses/{course['id']}")
         page.wait_for_selector("#transcript li")
-        page.wait_for_function("() => document.querySelector('#player').readyState >= 3", timeout=20_000)
-        page.wait_for_timeout(300)  # let the player draw its first frame
+        page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
+        page.evaluate("""async () => { const p = document.querySelector('#player');
+            await p.play(); p.pause(); }""")  # headless chromium shows a spinner until the video has played
+        page.wait_for_timeout(300)
         page.screenshot(path=str(out / f"course-{name}.png"), full_page=True)
         box = ask(page, "What sits at the root of a max heap?")
         box.query_selector(".chip").click()
