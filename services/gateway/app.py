@@ -310,6 +310,20 @@ def create_app() -> Flask:
                          (c["id"], email))
         return Response(status=204)
 
+    @app.get("/api/courses/<course_id>/members")
+    def list_members(course_id: str):
+        c = course_row(course_id, manage=True)
+        with pool.connection() as conn:
+            rows = conn.execute("SELECT email FROM course_members WHERE course_id=%s ORDER BY email", (c["id"],)).fetchall()
+        return {"members": [r["email"] for r in rows]}
+
+    @app.delete("/api/courses/<course_id>/members/<email>")
+    def remove_member(course_id: str, email: str):
+        c = course_row(course_id, manage=True)
+        with pool.connection() as conn:
+            conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (c["id"], email.strip().lower()))
+        return Response(status=204)
+
     @app.post("/api/courses/<course_id>/lectures")
     def upload_lecture(course_id: str):
         c = course_row(course_id, manage=True)

@@ -132,10 +132,19 @@ def test_private_course_is_invisible_to_non_members(stack, people, smtp_sink):
     assert requests.post(f"{base}/api/courses/{course}/members", json={"email": "stu@example.edu"},
                          headers=people["owner"], timeout=10).status_code == 204
     assert requests.get(f"{base}/api/courses/{course}", headers=people["student"], timeout=10).status_code == 200
+    assert requests.get(f"{base}/api/courses/{course}/members", headers=people["owner"], timeout=10).json() == {
+        "members": ["stu@example.edu"]}
+    assert requests.get(f"{base}/api/courses/{course}/members", headers=people["student"], timeout=10).status_code == 403
+    assert requests.post(f"{base}/api/courses/{course}/members", json={"email": "x@example.edu"},
+                         headers=people["student"], timeout=10).status_code == 403
     # feedback on an answer of a private course is as invisible as the course
     answer = requests.post(f"{base}/api/courses/{course}/ask", json=ask, headers=people["owner"], timeout=30).json()
     r = requests.post(f"{base}/api/answers/{answer['answer_id']}/feedback", json={"rating": "up"}, timeout=10)
     assert r.status_code == 404
+    # a removed member no longer sees it
+    assert requests.delete(f"{base}/api/courses/{course}/members/stu@example.edu", headers=people["owner"],
+                           timeout=10).status_code == 204
+    assert requests.get(f"{base}/api/courses/{course}", headers=people["student"], timeout=10).status_code == 404
     # made public, everyone sees it
     assert requests.patch(f"{base}/api/courses/{course}", json={"visibility": "public"}, headers=people["owner"],
                           timeout=10).status_code == 200

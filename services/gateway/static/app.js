@@ -505,6 +505,27 @@ async function showManageCourse(courseId) {
     return c;
   };
   await render();
+  const members = async () => {
+    const data = await api(`/api/courses/${courseId}/members`);
+    const ul = $("#mc-members");
+    ul.replaceChildren();
+    for (const email of data.members) {
+      const rm = el("button", { type: "button", class: "secondary small-btn", text: "Remove", "aria-label": `Remove ${email}` });
+      rm.addEventListener("click", async () => {
+        await api(`/api/courses/${courseId}/members/${encodeURIComponent(email)}`, { method: "DELETE" });
+        await members();
+      });
+      ul.append(el("li", {}, el("span", { text: `${email} ` }), rm));
+    }
+    if (!data.members.length) ul.append(el("li", { class: "muted small", text: "No members yet." }));
+  };
+  await members();
+  $("#member-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    await api(`/api/courses/${courseId}/members`, { method: "POST", json: { email: $("#member-email").value.trim() } });
+    $("#member-email").value = "";
+    await members();
+  });
   $("#rename-course").addEventListener("submit", async (e) => {
     e.preventDefault();
     await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value } });
