@@ -54,6 +54,7 @@ def mint(stack, role: str, email: str) -> dict:
 
 
 def set_role(stack, email: str, role: str) -> None:
+    """Gives the account ``email`` the ``role`` directly in Postgres (creating it if new)."""
     with stack.db() as c:
         c.execute("INSERT INTO users (email, role) VALUES (%s, %s) ON CONFLICT (email) DO UPDATE SET role=%s",
                   (email, role, role))

@@ -114,6 +114,7 @@ def request_role(pool: ConnectionPool, email: str, reason: str | None) -> dict:
 
 
 def role_request_json(r: dict) -> dict:
+    """A ``role_requests`` row as JSON: ``{"id", "email", "role", "reason", "status", "created_at"}`` (ISO 8601)."""
     return {"id": str(r["id"]), "email": r["email"], "role": r["role"], "reason": r["reason"],
             "status": r["status"], "created_at": r["created_at"].isoformat()}
 
