@@ -251,8 +251,22 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
     page.screenshot(path=str(shots_dir(tmp_path) / "upload-phone.png"), full_page=True)
-    # rename and delete, confirmed first in a dialog
     lecture_id = page.get_attribute("#mc-lectures tr", "data-lecture")
+    page.set_viewport_size(DESKTOP)
+    # a failed lecture offers Retry, which runs the pipeline again to ready
+    with stack.db() as c:
+        c.execute("UPDATE lectures SET status='failed', stage='failed', error='disk full' WHERE id=%s", (lecture_id,))
+    page.reload()
+    page.wait_for_selector("#mc-lectures .st-failed")
+    assert page.get_attribute("#mc-lectures .st-failed", "title") == "disk full"
+    page.click("#mc-lectures button[aria-label='Retry lecture 3']")
+    page.wait_for_selector("#mc-lectures tr .st-ready", timeout=240_000)
+    # rename, then delete, confirmed first in a dialog
+    page.click("#mc-lectures button[aria-label='Rename lecture 3']")
+    page.fill("#mc-lectures input", "Sorting, renamed")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#mc-lectures').textContent.includes('Sorting, renamed')")
+    assert requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()["title"] == "Sorting, renamed"
     page.click("#mc-lectures button[aria-label='Delete lecture 3']")
     page.wait_for_selector("dialog#confirm[open]")
     page.click("#confirm-cancel")
