@@ -64,3 +64,21 @@ def test_request_size_limits(stack):
     r = requests.post(f"{stack.base}/api/auth/magic-link", data=chunks(), timeout=10,
                       headers={"Content-Type": "application/json"})
     assert r.status_code == 413, r.text
+
+
+def test_https_deployments_get_secure_cookies_and_hsts(stack, smtp_sink):
+    from web_helpers import Gateway, link_token
+
+    gw = Gateway(stack, {"LC_PUBLIC_URL": "https://lectures.example.edu"})
+    try:
+        since = len(smtp_sink.messages)
+        r = requests.post(f"{gw.base}/api/auth/magic-link", json={"email": "tls@example.edu"}, timeout=10)
+        assert r.status_code == 202
+        assert r.headers["Strict-Transport-Security"].startswith("max-age=")
+        mail = smtp_sink.wait_for("tls@example.edu", since=since)
+        assert "https://lectures.example.edu/auth/verify?token=" in mail.get_content()
+        r = requests.post(f"{gw.base}/api/auth/verify", json={"token": link_token(mail)}, timeout=10)
+        cookie = r.headers["Set-Cookie"]
+        assert r.status_code == 200 and "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    finally:
+        gw.close()
