@@ -1,7 +1,7 @@
 # Lecture Copilot — one entry point. See README.md.
 PY := .venv/bin/python
 
-.PHONY: setup setup-test demo up down test test-fast proto eval bench
+.PHONY: setup setup-test demo up down test test-fast proto eval bench screenshots
 
 setup:
 	@bash scripts/setup.sh
@@ -43,3 +43,8 @@ bench: setup
 .PHONY: test-deploy
 test-deploy: setup-test
 	$(PY) -m pytest -q tests/deploy
+
+## PNGs of the course list, the course page, a streamed answer with chips and the instructor's upload page,
+## at desktop and phone widths, into docs/screenshots/ (a throw-away stack, a real browser).
+screenshots: setup-test
+	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py -k "screenshots or uploads"

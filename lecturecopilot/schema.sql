@@ -155,3 +155,49 @@ CREATE TABLE IF NOT EXISTS uploads (
   error text,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+
+-- web product: accounts, sessions, sign-in links, role requests, course visibility, rate limits
+CREATE TABLE IF NOT EXISTS users (
+  email text PRIMARY KEY,
+  role text NOT NULL DEFAULT 'student' CHECK (role IN ('admin', 'instructor', 'student')),
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+-- single-use sign-in links; only the SHA-256 of the token is kept
+CREATE TABLE IF NOT EXISTS login_tokens (
+  token_sha256 text PRIMARY KEY,
+  email text NOT NULL,
+  expires_at timestamptz NOT NULL,
+  used_at timestamptz
+);
+-- browser sessions; the cookie (signed by Flask) holds the random id, the row its SHA-256
+CREATE TABLE IF NOT EXISTS web_sessions (
+  id_sha256 text PRIMARY KEY,
+  email text NOT NULL REFERENCES users(email) ON DELETE CASCADE,
+  csrf_token text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  expires_at timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS role_requests (
+  id uuid PRIMARY KEY,
+  email text NOT NULL REFERENCES users(email) ON DELETE CASCADE,
+  role text NOT NULL DEFAULT 'instructor',
+  reason text,
+  status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'approved', 'denied')),
+  decided_by text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  decided_at timestamptz
+);
+CREATE UNIQUE INDEX IF NOT EXISTS role_requests_one_pending ON role_requests(email) WHERE status = 'pending';
+ALTER TABLE courses ADD COLUMN IF NOT EXISTS visibility text NOT NULL DEFAULT 'public';
+CREATE TABLE IF NOT EXISTS course_members (
+  course_id uuid NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+  email text NOT NULL,
+  PRIMARY KEY (course_id, email)
+);
+-- fixed-window counters: key = what is limited + a keyed hash (HMAC) of the person; never a raw IP
+CREATE TABLE IF NOT EXISTS rate_counters (
+  key text NOT NULL,
+  window_start timestamptz NOT NULL,
+  n int NOT NULL,
+  PRIMARY KEY (key, window_start)
+);

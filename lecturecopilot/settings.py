@@ -82,6 +82,24 @@ class Settings(BaseSettings):
     operator_email: str | None = Field(default=None, description="Gets notices for courses without an owner's address.")
     public_url: str = Field(default="http://127.0.0.1:8080", description="Base URL used in links inside mails.")
 
+    # Web product: sessions, sign-in links, limits (see services/gateway/). Counts per day/hour are
+    # fixed windows counted atomically in Postgres; people are a keyed hash of account or IP.
+    secret_key: str | None = Field(default=None, description="Signs session cookies and keys the people hash; "
+                                   "unset: a random one kept in <data_dir>/secret_key.")
+    cookie_secure: bool | None = Field(default=None, description="Secure cookies; unset: when public_url is https.")
+    session_days: float = 14.0
+    login_link_minutes: float = 15.0
+    admin_emails: str = Field(default="", description="Comma-separated emails that are admins when they sign in.")
+    operator_email: str | None = Field(default=None, description="Where the contact form sends mail.")
+    proxy_hops: int = Field(default=0, description="Trusted reverse proxies in front of the gateway (X-Forwarded-For).")
+    max_json_bytes: int = Field(default=64 * 1024, description="Largest non-upload request body.")
+    ask_limit_visitor: int = Field(default=20, description="Questions a day per course for a visitor (not signed in).")
+    ask_limit_user: int = Field(default=200, description="Questions a day per course for a signed-in user.")
+    ask_limit_visitor_total: int = Field(default=60, description="Questions a day across all courses, visitor.")
+    ask_limit_user_total: int = Field(default=600, description="Questions a day across all courses, signed in.")
+    signin_limit: int = Field(default=5, description="Sign-in links an hour per visitor.")
+    contact_limit: int = Field(default=3, description="Contact messages a day per visitor.")
+
     @property
     def media_dir(self) -> Path:
         """Folder of stored media (local object storage)."""

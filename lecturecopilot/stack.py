@@ -256,6 +256,9 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         "LC_ASK_PORT": str(_free_port()), "LC_HEALTH_PORT_TRANSCRIBE": str(_free_port()),
         "LC_HEALTH_PORT_INDEX": str(_free_port()), "LC_HEALTH_PORT_ASK": str(_free_port()),
         "LC_EMBEDDED_NATS_PORT": str(_free_port()), "LC_ACK_WAIT_S": "20", "LC_MAX_DELIVER": "3",
+        # tests and evals ask hundreds of questions from 127.0.0.1; rate-limit tests start a gateway of their own
+        "LC_ASK_LIMIT_VISITOR": "1000000", "LC_ASK_LIMIT_USER": "1000000", "LC_ASK_LIMIT_VISITOR_TOTAL": "1000000",
+        "LC_ASK_LIMIT_USER_TOTAL": "1000000", "LC_SIGNIN_LIMIT": "1000000", "LC_CONTACT_LIMIT": "1000000",
         **(extra_env or {}),
     }
     if _reachable("127.0.0.1", 5432):

@@ -69,7 +69,8 @@ def fake_llm():
 
 @pytest.fixture(scope="session")
 def smtp_sink():
-    """A local SMTP server (aiosmtpd) the stack sends its mail to (tests/fakes/smtp_sink.py)."""
+    """A local SMTP server (aiosmtpd) the stack sends its mail to, keeping every mail it receives:
+    ``.messages`` (``email.message.EmailMessage``), ``.port``, ``.wait_for(to or predicate, timeout_s)``."""
     from fakes.smtp_sink import SmtpSink
 
     sink = SmtpSink()
@@ -92,11 +93,12 @@ def stack(tmp_path_factory, fake_llm, smtp_sink, otlp):
     from lecturecopilot.stack import ephemeral
 
     writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
-               "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini",
-               "LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port),
-               "OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "300",
-               "OTEL_METRIC_EXPORT_INTERVAL": "1000"}
-    with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env=writers) as eph:
+               "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini"}
+    mail = {"LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port), "LC_OPERATOR_EMAIL": "operator@example.edu",
+            "LC_ADMIN_EMAILS": "admin@example.edu"}
+    telemetry = {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "300",
+                 "OTEL_METRIC_EXPORT_INTERVAL": "1000"}
+    with ephemeral(tmp_path_factory.mktemp("lc-data"), extra_env={**writers, **mail, **telemetry}) as eph:
         st = Stack(eph)
         st.mail = smtp_sink
         st.otlp = otlp

@@ -1,27 +1,38 @@
 """The gateway: the public HTTP API (see README.md, "HTTP API") and the web client.
 
-Reads courses and lectures from Postgres, forwards uploads to ingest, calls ask over gRPC
-(``Ask`` streamed and relayed as server-sent events). Every error is JSON
+Reads courses and lectures from Postgres, forwards uploads, retries and deletions to ingest,
+calls ask over gRPC (``Ask`` streamed and relayed as server-sent events). Every error is JSON
 ``{"error": {"code", "message"}}``.
+
+Who may do what is decided here, for every route: bearer tokens (``auth.py``) or a browser
+session (``accounts.py``; cookie writes need the ``X-CSRF-Token`` of ``GET /api/me``);
+instructors manage only the courses they own (``courses.owner_email``), admins all; a private
+course is a 404 for anyone who is not its owner, a member or an admin. Questions, sign-in links
+and contact messages are rate-limited (``limits.py``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import time
 import uuid
+from datetime import timedelta
 from importlib import resources
 from pathlib import Path
 
 import grpc
 import requests
-from flask import Flask, Response, g, jsonify, request, send_file, stream_with_context
+from flask import Flask, Response, g, jsonify, request, send_file, session, stream_with_context
 from werkzeug.exceptions import HTTPException
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lecturecopilot import db, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
+from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
 
+from . import accounts, limits, security
 from .auth import principal_for
 
 log = logging.getLogger("services.gateway")
@@ -29,9 +40,11 @@ STATIC = Path(str(resources.files("services.gateway").joinpath("static")))
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str):
+    """An error answered as JSON ``{"error": {"code", "message"}}`` with HTTP ``status`` (and ``headers``)."""
+
+    def __init__(self, status: int, code: str, message: str, headers: dict | None = None):
         super().__init__(message)
-        self.status, self.code, self.message = status, code, message
+        self.status, self.code, self.message, self.headers = status, code, message, headers or {}
 
 
 def _uuid(value: str, what: str) -> str:
@@ -49,7 +62,7 @@ def _clean_text(value, field: str, max_chars: int) -> str:
     if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
         raise ApiError(400, f"invalid_{field}", f"'{field}' contains characters that are not allowed (NUL or "
                                                 "unpaired surrogates).")
-    value = " ".join(value.split()) if field != "comment" else value.strip()
+    value = " ".join(value.split()) if field not in ("comment", "message") else value.strip()
     if len(value) > max_chars:
         raise ApiError(400, f"invalid_{field}", f"'{field}' must be at most {max_chars} characters.")
     return value
@@ -57,7 +70,11 @@ def _clean_text(value, field: str, max_chars: int) -> str:
 
 def _lecture_json(r: dict) -> dict:
     return {"id": str(r["id"]), "number": r["number"], "title": r["title"], "duration_s": r["duration_s"],
-            "status": r["status"]}
+            "status": r["status"], "stage": r["stage"], "progress": r["progress"], "error": r["error"]}
+
+
+def _status_json(r: dict) -> dict:
+    return {"status": r["status"], "stage": r["stage"], "progress": r["progress"], "error": r["error"]}
 
 
 def create_app() -> Flask:
@@ -80,13 +97,24 @@ def create_app() -> Flask:
         from opentelemetry.instrumentation.flask import FlaskInstrumentor
 
         FlaskInstrumentor().instrument_app(app, excluded_urls="healthz,readyz,static")
+    if settings.proxy_hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=settings.proxy_hops, x_proto=settings.proxy_hops,
+                                x_host=settings.proxy_hops)
+    secret = accounts.server_secret(settings)
+    https = settings.cookie_secure if settings.cookie_secure is not None else settings.public_url.startswith("https:")
+    app.secret_key = secret
+    app.config.update(SESSION_COOKIE_NAME="lc_session", SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
+                      SESSION_COOKIE_SECURE=https, PERMANENT_SESSION_LIFETIME=timedelta(days=settings.session_days))
+    admin_emails = {e.strip().lower() for e in settings.admin_emails.split(",") if e.strip()}
+    security.install_headers(app, https=https)
 
     def error(status: int, code: str, message: str):
         return jsonify({"error": {"code": code, "message": message}}), status
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError):
-        return error(e.status, e.code, e.message)
+        body, status = error(e.status, e.code, e.message)
+        return body, status, e.headers
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):
@@ -99,9 +127,27 @@ def create_app() -> Flask:
 
     @app.before_request
     def authenticate():
-        g.principal = principal_for(pool, settings.admin_token, request.headers.get("Authorization"))
-        if request.headers.get("Authorization") and g.principal is None:
-            raise ApiError(401, "unauthorized", "The token is not valid.")
+        if request.endpoint not in ("upload_lecture", "resumable_upload_chunk"):  # uploads stream to ingest; the rest is small
+            request.max_content_length = settings.max_json_bytes
+            if (request.content_length or 0) > settings.max_json_bytes:
+                raise ApiError(413, "request_entity_too_large",
+                               f"The request body is larger than {settings.max_json_bytes} bytes.")
+        g.via, g.csrf = None, None
+        header = request.headers.get("Authorization")
+        if header:
+            g.principal = principal_for(pool, settings.admin_token, header)
+            if g.principal is None:
+                raise ApiError(401, "unauthorized", "The token is not valid.")
+            g.via = "token"  # bearer requests carry no ambient authority: no CSRF check
+            return
+        g.principal = None
+        if "sid" in session:
+            found = accounts.session_principal(pool, session.get("sid"))
+            if found is not None:
+                g.principal, g.csrf = found
+                g.via = "session"
+        if g.via == "session" and request.method not in security.SAFE_METHODS and not security.csrf_ok(g.csrf):
+            raise ApiError(403, "csrf_failed", "Missing or wrong X-CSRF-Token header (see GET /api/me).")
 
     def require(*roles: str):
         if g.principal is None:
@@ -110,26 +156,72 @@ def create_app() -> Flask:
             raise ApiError(403, "forbidden", f"This needs the {' or '.join(roles)} role.")
         return g.principal
 
+    def person() -> str:
+        """The keyed hash naming who makes this request (account, else IP); never the raw IP."""
+        p = g.principal
+        return limits.person_key(secret, p.email if p else None, request.remote_addr)
+
+    def limited(checks: list[tuple[str, int, int]], what: str) -> None:
+        allowed, retry = limits.hit_all(pool, checks)
+        if not allowed:
+            raise ApiError(429, "rate_limited", f"Too many {what}; try again in {retry // 60 + 1} minutes.",
+                           headers={"Retry-After": str(retry)})
+
     def body() -> dict:
-        data = request.get_json(silent=True)
+        raw = b""
+        while chunk := request.stream.read(settings.max_json_bytes + 1 - len(raw)):  # bounds a chunked body too
+            raw += chunk
+            if len(raw) > settings.max_json_bytes:
+                raise ApiError(413, "request_entity_too_large",
+                               f"The request body is larger than {settings.max_json_bytes} bytes.")
+        try:
+            data = json.loads(raw) if request.is_json else None
+        except ValueError:
+            data = None
         if not isinstance(data, dict):
             raise ApiError(400, "invalid_json", "The body must be a JSON object.")
         return data
 
-    def course_row(course_id: str) -> dict:
+    def viewer_sql() -> tuple[str, dict]:
+        """SQL condition on ``c`` (courses) for the courses this request may see, and its params."""
+        p = g.principal
+        return ("(c.visibility='public' OR %(admin)s OR lower(coalesce(c.owner_email,''))=%(email)s OR EXISTS "
+                "(SELECT 1 FROM course_members m WHERE m.course_id=c.id AND m.email=%(email)s))",
+                {"admin": bool(p and p.role == "admin"), "email": (p.email.lower() if p else "")})
+
+    def may_manage(c: dict) -> bool:
+        p = g.principal
+        return bool(p and (p.role == "admin" or (p.role == "instructor" and p.email.lower() == (c["owner_email"] or "").lower())))
+
+    def course_row(course_id: str, *, manage: bool = False) -> dict:
+        """The course if this request may see it (else 404, also for a private course it may not
+        see); with ``manage``, 401 anonymous, 403 unless admin or the owning instructor."""
         cid = _uuid(course_id, "course")
+        cond, params = viewer_sql()
         with pool.connection() as conn:
-            row = conn.execute("SELECT id, title FROM courses WHERE id=%s", (cid,)).fetchone()
+            row = conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility FROM courses c "
+                               f"WHERE c.id=%(cid)s AND {cond}", {**params, "cid": cid}).fetchone()
         if row is None:
             raise ApiError(404, "not_found", "Unknown course.")
+        if manage:
+            require("instructor", "admin")
+            if not may_manage(row):
+                raise ApiError(403, "forbidden", "Only the course's instructor or an admin can change it.")
         return row
 
-    def lecture_row(lecture_id: str) -> dict:
+    def lecture_row(lecture_id: str, *, manage: bool = False) -> dict:
+        """The lecture if its course may be seen (404 otherwise); ``manage`` as in course_row."""
         lid = _uuid(lecture_id, "lecture")
         with pool.connection() as conn:
             row = conn.execute("SELECT * FROM lectures WHERE id=%s", (lid,)).fetchone()
         if row is None:
             raise ApiError(404, "not_found", "Unknown lecture.")
+        try:
+            course_row(str(row["course_id"]), manage=manage)
+        except ApiError as e:
+            if e.status == 404:
+                raise ApiError(404, "not_found", "Unknown lecture.") from None
+            raise
         return row
 
     def grpc_error(e: grpc.RpcError):
@@ -143,13 +235,10 @@ def create_app() -> Flask:
         return ApiError(500, "ask_failed", "Answering failed.")
 
     # -- pages -------------------------------------------------------------------------------
-    @app.get("/")
-    def home():
-        return send_file(STATIC / "index.html")
-
-    @app.get("/courses/<course_id>")
-    def course_page(course_id: str):
-        return send_file(STATIC / "index.html")
+    # One HTML shell for every page (the client routes on the path); its scripts carry the nonce.
+    for rule in ("/", "/courses/<path:rest>", "/signin", "/auth/verify", "/manage", "/manage/<path:rest>",
+                 "/help", "/contact", "/admin"):
+        app.add_url_rule(rule, f"page:{rule}", lambda **_: security.page(STATIC / "index.html"))
 
     @app.get("/healthz")
     def healthz():
@@ -165,19 +254,28 @@ def create_app() -> Flask:
     @app.post("/api/courses")
     def create_course():
         who = require("instructor", "admin")
-        title = _clean_text(body().get("title"), "title", 200)
+        data = body()
+        title = _clean_text(data.get("title"), "title", 200)
+        visibility = data.get("visibility", "public")
+        if visibility not in ("public", "private"):
+            raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
         cid = str(uuid.uuid4())
         with pool.connection() as conn:
-            conn.execute("INSERT INTO courses (id, title, owner_email) VALUES (%s,%s,%s)", (cid, title, who.email))
-        return jsonify({"id": cid, "title": title}), 201
+            conn.execute("INSERT INTO courses (id, title, owner_email, visibility) VALUES (%s,%s,%s,%s)",
+                         (cid, title, who.email, visibility))
+        return jsonify({"id": cid, "title": title, "visibility": visibility}), 201
 
     @app.get("/api/courses")
     def list_courses():
+        cond, params = viewer_sql()
+        mine = request.args.get("mine") in ("1", "true")
         with pool.connection() as conn:
-            rows = conn.execute("SELECT c.id, c.title, count(l.id) AS lecture_count FROM courses c "
-                                "LEFT JOIN lectures l ON l.course_id=c.id GROUP BY c.id ORDER BY c.created_at").fetchall()
-        return {"courses": [{"id": str(r["id"]), "title": r["title"], "lecture_count": r["lecture_count"]}
-                            for r in rows]}
+            rows = conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, count(l.id) AS lecture_count "
+                                f"FROM courses c LEFT JOIN lectures l ON l.course_id=c.id WHERE {cond} "
+                                "GROUP BY c.id ORDER BY c.created_at", params).fetchall()
+        out = [{"id": str(r["id"]), "title": r["title"], "lecture_count": r["lecture_count"],
+                "visibility": r["visibility"], "can_manage": may_manage(r)} for r in rows]
+        return {"courses": [c for c in out if c["can_manage"]] if mine else out}
 
     @app.get("/api/courses/<course_id>")
     def get_course(course_id: str):
@@ -185,12 +283,63 @@ def create_app() -> Flask:
         with pool.connection() as conn:
             rows = conn.execute("SELECT * FROM lectures WHERE course_id=%s ORDER BY number, created_at",
                                 (c["id"],)).fetchall()
-        return {"id": str(c["id"]), "title": c["title"], "lectures": [_lecture_json(r) for r in rows]}
+        return {"id": str(c["id"]), "title": c["title"], "visibility": c["visibility"], "can_manage": may_manage(c),
+                "lectures": [_lecture_json(r) for r in rows]}
+
+    @app.patch("/api/courses/<course_id>")
+    def update_course(course_id: str):
+        c = course_row(course_id, manage=True)
+        data = body()
+        title = _clean_text(data["title"], "title", 200) if "title" in data else c["title"]
+        visibility = data.get("visibility", c["visibility"])
+        if visibility not in ("public", "private"):
+            raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
+        with pool.connection() as conn:
+            conn.execute("UPDATE courses SET title=%s, visibility=%s WHERE id=%s", (title, visibility, c["id"]))
+        return {"id": str(c["id"]), "title": title, "visibility": visibility}
+
+    def ingest_call(method: str, path: str) -> requests.Response:
+        try:
+            return requests.request(method, f"{settings.ingest_url}{path}", timeout=60)
+        except requests.RequestException:
+            raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
+
+    @app.delete("/api/courses/<course_id>")
+    def delete_course(course_id: str):
+        c = course_row(course_id, manage=True)
+        r = ingest_call("DELETE", f"/v1/courses/{c['id']}")
+        if r.status_code != 204:
+            raise ApiError(502, "delete_failed", "Deleting the course failed; try again.")
+        return Response(status=204)
+
+    @app.post("/api/courses/<course_id>/members")
+    def add_member(course_id: str):
+        c = course_row(course_id, manage=True)
+        email = accounts.normal_email(body().get("email"))
+        if email is None:
+            raise ApiError(400, "invalid_email", "'email' must be an email address.")
+        with pool.connection() as conn:
+            conn.execute("INSERT INTO course_members (course_id, email) VALUES (%s,%s) ON CONFLICT DO NOTHING",
+                         (c["id"], email))
+        return Response(status=204)
+
+    @app.get("/api/courses/<course_id>/members")
+    def list_members(course_id: str):
+        c = course_row(course_id, manage=True)
+        with pool.connection() as conn:
+            rows = conn.execute("SELECT email FROM course_members WHERE course_id=%s ORDER BY email", (c["id"],)).fetchall()
+        return {"members": [r["email"] for r in rows]}
+
+    @app.delete("/api/courses/<course_id>/members/<email>")
+    def remove_member(course_id: str, email: str):
+        c = course_row(course_id, manage=True)
+        with pool.connection() as conn:
+            conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (c["id"], email.strip().lower()))
+        return Response(status=204)
 
     @app.post("/api/courses/<course_id>/lectures")
     def upload_lecture(course_id: str):
-        require("instructor", "admin")
-        c = course_row(course_id)
+        c = course_row(course_id, manage=True)
         # streamed to ingest chunked (no copy of the body in the gateway)
         headers = {"Content-Type": request.headers.get("Content-Type", "")}
         try:
@@ -210,19 +359,28 @@ def create_app() -> Flask:
 
     @app.post("/api/courses/<course_id>/uploads")
     def start_resumable_upload(course_id: str):
-        require("instructor", "admin")
-        c = course_row(course_id)
+        c = course_row(course_id, manage=True)
         return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body())
+
+    def upload_of_managed_course(upload_id: str) -> str:
+        """The upload's id when this request may manage its course (404 for an unknown upload or
+        one of a course it may not see; 403 when it may see but not manage it)."""
+        uid = _uuid(upload_id, "upload")
+        with pool.connection() as conn:
+            row = conn.execute("SELECT course_id FROM uploads WHERE id=%s", (uid,)).fetchone()
+        if row is None:
+            require("instructor", "admin")
+            raise ApiError(404, "not_found", "Unknown upload.")
+        course_row(str(row["course_id"]), manage=True)
+        return uid
 
     @app.get("/api/uploads/<upload_id>")
     def resumable_upload_status(upload_id: str):
-        require("instructor", "admin")
-        return relay_ingest("GET", f"/v1/uploads/{_uuid(upload_id, 'upload')}")
+        return relay_ingest("GET", f"/v1/uploads/{upload_of_managed_course(upload_id)}")
 
     @app.put("/api/uploads/<upload_id>")
     def resumable_upload_chunk(upload_id: str):
-        require("instructor", "admin")
-        return relay_ingest("PUT", f"/v1/uploads/{_uuid(upload_id, 'upload')}",
+        return relay_ingest("PUT", f"/v1/uploads/{upload_of_managed_course(upload_id)}",
                             data=iter(lambda: request.stream.read(1024 * 1024), b""),
                             headers={"Content-Range": request.headers.get("Content-Range", "")})
 
@@ -238,6 +396,64 @@ def create_app() -> Flask:
                 "chapters": [{"start_s": c["start_s"], "end_s": c["end_s"], "title": c["title"],
                               "summary": "\n".join(f"• {b}" for b in c["bullets"]), "bullets": c["bullets"]}
                              for c in chapters]}
+
+    @app.patch("/api/lectures/<lecture_id>")
+    def update_lecture(lecture_id: str):
+        r = lecture_row(lecture_id, manage=True)
+        data = body()
+        title = _clean_text(data["title"], "title", 200) if "title" in data else r["title"]
+        number = data.get("number", r["number"])
+        if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999:
+            raise ApiError(400, "invalid_number", "'number' must be an integer from 0 to 9999.")
+        with pool.connection() as conn:
+            row = conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
+                               (title, number, r["id"])).fetchone()
+        return _lecture_json(row)
+
+    @app.delete("/api/lectures/<lecture_id>")
+    def delete_lecture(lecture_id: str):
+        r = lecture_row(lecture_id, manage=True)
+        resp = ingest_call("DELETE", f"/v1/lectures/{r['id']}")
+        if resp.status_code != 204:
+            raise ApiError(502, "delete_failed", "Deleting the lecture failed; try again.")
+        return Response(status=204)
+
+    @app.post("/api/lectures/<lecture_id>/retry")
+    def retry_lecture(lecture_id: str):
+        r = lecture_row(lecture_id, manage=True)
+        resp = ingest_call("POST", f"/v1/lectures/{r['id']}/retry")
+        return Response(resp.content, status=resp.status_code, content_type="application/json")
+
+    @app.get("/api/lectures/<lecture_id>/events")
+    def lecture_events(lecture_id: str):
+        """SSE: ``status`` events ``{"status", "stage", "progress", "error"}`` whenever they change
+        (Postgres polled every 0.5 s), a comment every 15 s, the stream ends after ready/failed."""
+        r = lecture_row(lecture_id)
+        lid = r["id"]
+
+        def stream():
+            last, last_sent = None, time.time()
+            deadline = time.time() + 3 * 3600
+            while time.time() < deadline:
+                with pool.connection() as conn:
+                    row = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
+                                       (lid,)).fetchone()
+                if row is None:
+                    yield f"event: deleted\ndata: {json.dumps({'lecture_id': str(lid)})}\n\n"
+                    return
+                cur = _status_json(row)
+                if cur != last:
+                    yield f"event: status\ndata: {json.dumps(cur)}\n\n"
+                    last, last_sent = cur, time.time()
+                    if cur["status"] in ("ready", "failed"):
+                        return
+                elif time.time() - last_sent > 15:
+                    yield ": keep-alive\n\n"
+                    last_sent = time.time()
+                time.sleep(0.5)
+
+        return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
     @app.get("/api/lectures/<lecture_id>/video")
     def get_video(lecture_id: str):
@@ -309,6 +525,13 @@ def create_app() -> Flask:
         conversation_id = data.get("conversation_id") or ""
         if not isinstance(conversation_id, str):
             raise ApiError(400, "invalid_conversation", "'conversation_id' must be a string or null.")
+        p = g.principal
+        if not (p and p.role == "admin"):  # the operator is not limited
+            who = person()
+            per_course, total = ((settings.ask_limit_user, settings.ask_limit_user_total) if p else
+                                 (settings.ask_limit_visitor, settings.ask_limit_visitor_total))
+            limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
+                    "questions today")
         req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
                                  conversation_id=conversation_id)
         call = ask.Ask(req, timeout=60)
@@ -367,9 +590,123 @@ def create_app() -> Flask:
             comment = _clean_text(comment, "comment", 2000)
         comment = comment or None
         with pool.connection() as conn:
-            if conn.execute("SELECT 1 FROM answers WHERE id=%s", (aid,)).fetchone() is None:
-                raise ApiError(404, "not_found", "Unknown answer.")
+            row = conn.execute("SELECT course_id FROM answers WHERE id=%s", (aid,)).fetchone()
+        if row is None:
+            raise ApiError(404, "not_found", "Unknown answer.")
+        try:
+            course_row(str(row["course_id"]))
+        except ApiError:
+            raise ApiError(404, "not_found", "Unknown answer.") from None
+        with pool.connection() as conn:
             conn.execute("INSERT INTO feedback (answer_id, rating, comment) VALUES (%s,%s,%s)", (aid, rating, comment))
         return Response(status=204)
+
+    # -- accounts: sign-in by emailed link, sessions, role requests ---------------------------
+    @app.get("/api/me")
+    def me():
+        p = g.principal
+        if p is None:
+            return {"signed_in": False, "role": None, "email": None, "csrf_token": None, "role_request": None}
+        with pool.connection() as conn:
+            req = conn.execute("SELECT * FROM role_requests WHERE email=%s ORDER BY created_at DESC LIMIT 1",
+                               (p.email,)).fetchone()
+        return {"signed_in": True, "role": p.role, "email": p.email, "via": g.via, "csrf_token": g.csrf,
+                "role_request": accounts.role_request_json(req) if req else None}
+
+    @app.post("/api/auth/magic-link")
+    def magic_link():
+        """Mails a single-use sign-in link (``LC_LOGIN_LINK_MINUTES``); 202 whether or not the
+        address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor (or per address)."""
+        email = accounts.normal_email(body().get("email"))
+        if email is None:
+            raise ApiError(400, "invalid_email", "'email' must be an email address.")
+        visitor = limits.person_key(secret, None, request.remote_addr)
+        address = limits.person_key(secret, email, None)  # and per address: no mail-bombing from many IPs
+        limited([(f"signin:{visitor}", limits.HOUR_S, settings.signin_limit),
+                 (f"signin-to:{address}", limits.HOUR_S, settings.signin_limit)], "sign-in links")
+        token = accounts.new_login_token(pool, email, settings.login_link_minutes)
+        link = f"{settings.public_url.rstrip('/')}/auth/verify?token={token}"
+        try:
+            sent = send_mail(settings, email, "Your Lecture Copilot sign-in link",
+                             f"Open this link to sign in to Lecture Copilot:\n\n{link}\n\n"
+                             f"It works once, for {settings.login_link_minutes:g} minutes. If you did not ask "
+                             "for it, ignore this mail.\n")
+        except Exception:
+            log.exception("sending the sign-in link failed")
+            raise ApiError(503, "mail_unavailable", "The sign-in mail could not be sent; try again shortly.")
+        if not sent:
+            raise ApiError(503, "mail_off", "Sign-in by email is not configured on this server (LC_SMTP_HOST).")
+        return jsonify({"sent": True}), 202
+
+    @app.post("/api/auth/verify")
+    def verify():
+        """Exchanges a sign-in token for a session cookie: 200 ``{"email", "role"}``, 400 when the
+        link is unknown, used or expired."""
+        email = accounts.consume_login_token(pool, body().get("token"))
+        if email is None:
+            raise ApiError(400, "invalid_link", "This sign-in link is not valid any more; ask for a new one.")
+        role = accounts.ensure_user(pool, email, admin_emails)
+        old = session.get("sid")
+        if old:
+            accounts.end_session(pool, old)
+        session.clear()
+        session["sid"] = accounts.create_session(pool, email, settings.session_days)
+        session.permanent = True
+        return {"email": email, "role": role}
+
+    @app.post("/api/auth/logout")
+    def logout():
+        accounts.end_session(pool, session.get("sid"))
+        session.clear()
+        return Response(status=204)
+
+    @app.post("/api/role-requests")
+    def create_role_request():
+        p = require("student", "instructor", "admin")
+        if p.role != "student":
+            raise ApiError(409, "already_instructor", f"You already have the {p.role} role.")
+        reason = body().get("reason")
+        reason = _clean_text(reason, "reason", 1000) if reason else None
+        return jsonify(accounts.request_role(pool, p.email, reason)), 201
+
+    @app.get("/api/role-requests")
+    def list_role_requests():
+        require("admin")
+        with pool.connection() as conn:
+            rows = conn.execute("SELECT * FROM role_requests WHERE status='pending' ORDER BY created_at").fetchall()
+        return {"requests": [accounts.role_request_json(r) for r in rows]}
+
+    @app.post("/api/role-requests/<request_id>/<decision>")
+    def decide_role_request(request_id: str, decision: str):
+        p = require("admin")
+        if decision not in ("approve", "deny"):
+            raise ApiError(404, "not_found", "Use /approve or /deny.")
+        r = accounts.decide_role_request(pool, _uuid(request_id, "request"), decision == "approve", p.email)
+        if r is None:
+            raise ApiError(404, "not_found", "No pending request with this id.")
+        return r
+
+    # -- contact -------------------------------------------------------------------------------
+    @app.post("/api/contact")
+    def contact():
+        """Mails the operator (``LC_OPERATOR_EMAIL``): ``{"email", "message", "name"?}`` → 202;
+        ``LC_CONTACT_LIMIT`` messages a day per person (429 beyond)."""
+        data = body()
+        email = accounts.normal_email(data.get("email")) if data.get("email") else (
+            g.principal.email if g.principal else None)
+        if email is None:
+            raise ApiError(400, "invalid_email", "'email' must be an email address we can answer.")
+        message = _clean_text(data.get("message"), "message", 5000)
+        name = _clean_text(data["name"], "name", 200) if data.get("name") else ""
+        limited([(f"contact:{person()}", limits.DAY_S, settings.contact_limit)], "messages today")
+        if not settings.operator_email:
+            raise ApiError(503, "contact_off", "The contact form is not configured on this server (LC_OPERATOR_EMAIL).")
+        try:
+            send_mail(settings, settings.operator_email, f"Lecture Copilot contact: {name or email}"[:150],
+                      f"From: {name} <{email}>\n\n{message}\n")
+        except Exception:
+            log.exception("sending a contact message failed")
+            raise ApiError(503, "mail_unavailable", "The message could not be sent; try again shortly.")
+        return jsonify({"sent": True}), 202
 
     return app

@@ -15,6 +15,8 @@ ROLES = ("admin", "instructor", "student")
 
 @dataclass(frozen=True)
 class Principal:
+    """Who makes a request: ``role`` (one of ROLES) and ``email`` ("operator" for LC_ADMIN_TOKEN)."""
+
     role: str
     email: str
 

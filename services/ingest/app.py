@@ -7,6 +7,8 @@ JSON error.
 Resumable: ``POST /v1/courses/<course_id>/uploads`` (JSON ``filename``, ``size``, ``title``,
 ``number``) → 201 status; ``PUT /v1/uploads/<id>`` with ``Content-Range: bytes a-b/size`` per chunk
 → 200 status (202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset.
+``POST /v1/lectures/<id>/retry`` → 202 (a failed lecture re-queued), 404, 409.
+``DELETE /v1/lectures/<id>`` and ``DELETE /v1/courses/<id>`` → 204: rows and media removed.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from lecturecopilot.settings import get_settings
 from lecturecopilot.storage import MediaStore
 
 from . import resumable
-from .core import IngestError, Upload, ingest_lecture
+from .core import IngestError, Upload, delete_lectures, ingest_lecture, retry_lecture
 
 
 def create_app() -> Flask:
@@ -116,5 +118,25 @@ def create_app() -> Flask:
         except IngestError as e:
             return err(e.status, e.code, str(e))
         return jsonify(status), 202 if status["state"] == "queued" else 200
+
+    @app.post("/v1/lectures/<lecture_id>/retry")
+    def retry(lecture_id: str):
+        try:
+            return jsonify(retry_lecture(pool=pool, publish=publisher.publish, lecture_id=lecture_id)), 202
+        except IngestError as e:
+            return err(e.status, e.code, str(e))
+
+    @app.delete("/v1/lectures/<lecture_id>")
+    def delete_lecture(lecture_id: str):
+        delete_lectures(pool=pool, store=store, lecture_ids=[lecture_id])
+        return "", 204
+
+    @app.delete("/v1/courses/<course_id>")
+    def delete_course(course_id: str):
+        with pool.connection() as conn:
+            ids = [str(r["id"]) for r in conn.execute("SELECT id FROM lectures WHERE course_id=%s",
+                                                       (course_id,)).fetchall()]
+        delete_lectures(pool=pool, store=store, lecture_ids=ids, course_id=course_id)
+        return "", 204
 
     return app

@@ -142,3 +142,54 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
         raise
     log.info("ingested lecture %s (%s) into course %s", lecture_id, title, course_id)
     return {"lecture_id": lecture_id, "status": "queued"}
+
+
+def retry_lecture(*, pool: ConnectionPool, publish: Callable[[str, bytes, str], None], lecture_id: str) -> dict:
+    """Re-queues a failed lecture through the upload path: bumps its ``generation``, resets it to
+    ``queued`` and publishes ``lecture.uploaded`` again with the idempotency key of the new
+    generation (so JetStream and the consumers treat it as a new run). Returns
+    ``{"lecture_id", "status": "queued"}``. Raises :class:`IngestError` 404 (unknown lecture) or
+    409 (the lecture has not failed).
+    """
+    try:
+        lecture_id = str(uuid.UUID(lecture_id))
+    except ValueError:
+        raise IngestError("Unknown lecture.", status=404, code="not_found") from None
+    with pool.connection() as conn:
+        row = conn.execute(
+            "UPDATE lectures SET generation=generation+1, status='queued', stage='queued', progress=0, error=NULL, "
+            "updated_at=now() WHERE id=%s AND status='failed' RETURNING *", (lecture_id,)).fetchone()
+        if row is None:
+            if conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is None:
+                raise IngestError("Unknown lecture.", status=404, code="not_found")
+            raise IngestError("Only a failed lecture can be retried.", status=409, code="not_failed")
+    event = ev.LectureUploaded(
+        lecture_id=lecture_id, course_id=str(row["course_id"]),
+        media_uri=MediaStore.uri(Path(row["media_path"])) if row["media_path"] else "",
+        captions_uri=MediaStore.uri(Path(row["captions_path"])) if row["captions_path"] else "",
+        title=row["title"], number=row["number"], duration_s=row["duration_s"] or 0.0, language=row["language"] or "")
+    try:
+        publish(bus.UPLOADED, event.SerializeToString(), bus.msg_id(bus.UPLOADED, lecture_id, row["generation"]))
+    except Exception as e:
+        with pool.connection() as conn:
+            conn.execute("UPDATE lectures SET status='failed', stage='failed', error=%s WHERE id=%s",
+                         (f"Could not re-queue: {e}", lecture_id))
+        raise IngestError(f"The processing queue is unavailable; try again shortly ({e}).", status=503,
+                          code="queue_unavailable") from e
+    log.info("re-queued lecture %s (generation %s)", lecture_id, row["generation"])
+    return {"lecture_id": lecture_id, "status": "queued"}
+
+
+def delete_lectures(*, pool: ConnectionPool, store: MediaStore, lecture_ids: list[str], course_id: str | None = None) -> int:
+    """Deletes lectures (their rows, and by cascade transcript, segments, chapters) and their media
+    folders; with ``course_id``, the course row too (and by cascade its answers). The ask
+    service's search index drops a lecture's points at its next sync with Postgres (the row is
+    gone), and workers drop in-flight events of a deleted lecture. Returns the lectures deleted."""
+    with pool.connection() as conn:
+        with conn.transaction():
+            n = conn.execute("DELETE FROM lectures WHERE id = ANY(%s::uuid[])", (lecture_ids,)).rowcount
+            if course_id is not None:
+                conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+    for lid in lecture_ids:
+        store.delete_lecture(lid)
+    return n

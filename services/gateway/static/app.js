@@ -1,72 +1,131 @@
-// Lecture Copilot web client: course list, course page with player, streamed cited answers.
+// Lecture Copilot web client: courses, the lecture player with transcript and chapters, streamed
+// cited answers with feedback, sign-in by mailed link, instructor management (upload with live
+// processing stages), admin approvals, help and contact. No inline script: the page's CSP allows
+// only this file (with the page's nonce).
 "use strict";
 const $ = (sel) => document.querySelector(sel);
-const state = { course: null, lectures: [], current: null, conversationId: null };
+const state = { me: null, course: null, lectures: [], current: null, conversationId: null, pendingSeek: null };
+const STAGES = [["queued", "Queued"], ["transcribing", "Transcribing"], ["slides", "Reading slides"],
+  ["indexing", "Indexing"], ["ready", "Ready"]];
 
 function clock(t) {
-  t = Math.max(0, Math.floor(t));
+  t = Math.max(0, Math.floor(t || 0));
   const h = Math.floor(t / 3600), m = Math.floor((t % 3600) / 60), s = t % 60;
   return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
 }
 
+function el(tag, props = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(props)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(e.dataset, v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) if (c !== null && c !== undefined) e.append(c);
+  return e;
+}
+
+function writeHeaders(method, headers = {}) {
+  if (method !== "GET" && method !== "HEAD" && state.me && state.me.csrf_token) headers["X-CSRF-Token"] = state.me.csrf_token;
+  return headers;
+}
+
+async function errorOf(res) {
+  try { return (await res.json()).error.message; } catch (e) { return res.statusText || `HTTP ${res.status}`; }
+}
+
 async function api(path, opts = {}) {
-  const res = await fetch(path, opts);
+  const method = (opts.method || "GET").toUpperCase();
+  const headers = writeHeaders(method, opts.headers || {});
+  let body = opts.body;
+  if (opts.json !== undefined) { headers["Content-Type"] = "application/json"; body = JSON.stringify(opts.json); }
+  const res = await fetch(path, { method, headers, body, credentials: "same-origin" });
   if (!res.ok) {
-    let msg = res.statusText;
-    try { msg = (await res.json()).error.message; } catch (e) { /* not JSON */ }
-    throw new Error(msg);
+    const err = new Error(await errorOf(res));
+    err.status = res.status;
+    throw err;
   }
   return res.status === 204 ? null : res.json();
 }
 
+function confirmDialog(text, okLabel = "Delete") {
+  const d = $("#confirm");
+  $("#confirm-text").textContent = text;
+  $("#confirm-ok").textContent = okLabel;
+  return new Promise((resolve) => {
+    d.addEventListener("close", () => resolve(d.returnValue === "ok"), { once: true });
+    d.returnValue = "";
+    d.showModal();
+    $("#confirm-cancel").focus();
+  });
+}
+
+function notice(text) {
+  const p = el("p", { class: "notice", role: "alert" }, `${text} `, el("a", { href: "/", text: "See all courses" }));
+  document.querySelector("header").after(p);
+}
+
+// ---- who am I ---------------------------------------------------------------------------------
+async function loadMe() {
+  state.me = await api("/api/me");
+  const me = state.me;
+  $("#nav-signin").hidden = me.signed_in;
+  $("#nav-user").hidden = !me.signed_in;
+  $("#nav-email").textContent = me.signed_in ? `${me.email} (${me.role})` : "";
+  $("#nav-manage").hidden = !me.signed_in;
+  $("#nav-admin").hidden = !(me.signed_in && me.role === "admin");
+}
+
+$("#signout").addEventListener("click", async () => {
+  await api("/api/auth/logout", { method: "POST" }).catch(() => {});
+  location.href = "/";
+});
+
+// ---- home ---------------------------------------------------------------------------------------
 async function showHome() {
   $("#home").hidden = false;
   const data = await api("/api/courses");
   const list = $("#course-list");
-  list.innerHTML = "";
+  list.replaceChildren();
   $("#no-courses").hidden = data.courses.length > 0;
   for (const c of data.courses) {
-    const li = document.createElement("li");
-    const a = document.createElement("a");
-    a.href = `/courses/${c.id}`;
-    a.textContent = `${c.title} — ${c.lecture_count} lecture${c.lecture_count === 1 ? "" : "s"}`;
-    li.appendChild(a);
-    list.appendChild(li);
+    const n = c.lecture_count;
+    list.append(el("li", {}, el("a", { href: `/courses/${c.id}` },
+      el("strong", { text: c.title }), el("span", { class: "muted", text: ` — ${n} lecture${n === 1 ? "" : "s"}` }),
+      c.visibility === "private" ? el("span", { class: "badge", text: "private" }) : null)));
   }
+}
+
+// ---- course page: lectures, player, transcript, chapters ---------------------------------------
+function statusText(l) {
+  if (l.status === "ready") return "ready";
+  if (l.status === "failed") return "failed";
+  if (l.status === "processing") return `${l.stage}…`;
+  return l.status;
 }
 
 async function loadStudy(lecture) {
   const [detail, transcript] = await Promise.all([
     api(`/api/lectures/${lecture.id}`), api(`/api/lectures/${lecture.id}/transcript`)]);
   const chapters = $("#chapters");
-  chapters.innerHTML = "";
+  chapters.replaceChildren();
+  $("#no-chapters").hidden = detail.chapters.length > 0;
   for (const c of detail.chapters) {
-    const li = document.createElement("li");
-    const b = document.createElement("button");
-    b.type = "button";
-    b.innerHTML = `<span class="t"></span><strong></strong><span class="sum"></span>`;
-    b.querySelector(".t").textContent = clock(c.start_s);
-    b.querySelector("strong").textContent = c.title;
-    b.querySelector(".sum").textContent = c.summary;
-    b.setAttribute("aria-label", `Chapter ${c.title} at ${clock(c.start_s)}`);
+    const b = el("button", { type: "button", "aria-label": `Chapter ${c.title}, at ${clock(c.start_s)}` },
+      el("span", { class: "t", text: clock(c.start_s) }), el("strong", { text: c.title }),
+      el("span", { class: "sum", text: c.summary }));
     b.addEventListener("click", () => selectLecture(lecture, c.start_s));
-    li.appendChild(b);
-    chapters.appendChild(li);
+    chapters.append(el("li", {}, b));
   }
   const list = $("#transcript");
-  list.innerHTML = "";
+  list.replaceChildren();
   for (const seg of transcript.segments) {
-    const li = document.createElement("li");
-    li.dataset.start = seg.start_s;
-    li.dataset.end = seg.end_s;
-    const b = document.createElement("button");
-    b.type = "button";
-    b.innerHTML = `<span class="t"></span><span class="line"></span>`;
-    b.querySelector(".t").textContent = clock(seg.start_s);
-    b.querySelector(".line").textContent = seg.text;
+    const b = el("button", { type: "button" }, el("span", { class: "t", text: clock(seg.start_s) }),
+      el("span", { class: "line", text: seg.text }));
     b.addEventListener("click", () => selectLecture(lecture, seg.start_s));
-    li.appendChild(b);
-    list.appendChild(li);
+    list.append(el("li", { dataset: { start: seg.start_s, end: seg.end_s } }, b));
   }
 }
 
@@ -76,40 +135,62 @@ function highlightTranscript(t, cls) {
   let hit = null;
   for (const li of items) if (parseFloat(li.dataset.start) <= t + 0.05) hit = li;
   items.forEach((li) => li.classList.toggle(cls, li === hit));
-  if (hit && cls === "cited") hit.scrollIntoView({ block: "nearest" });
+  if (hit && cls === "cited") scrollTranscriptTo(hit);
   return hit;
+}
+
+function scrollTranscriptTo(li) {
+  const box = $("#transcript");
+  const top = li.offsetTop - box.offsetTop;
+  if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 40) box.scrollTop = Math.max(0, top - 40);
+}
+
+function seekPlayer(t) {
+  const player = $("#player");
+  const go = () => { player.currentTime = t; player.play().catch(() => {}); };
+  if (player.readyState >= 1) go();
+  else player.addEventListener("loadedmetadata", go, { once: true });
+}
+
+function markCurrentLecture() {
+  const id = state.current ? state.current.id : null;
+  document.querySelectorAll("#lecture-list button[data-lecture]").forEach((b) =>
+    b.setAttribute("aria-current", String(b.dataset.lecture === id)));
 }
 
 function selectLecture(lecture, seekTo) {
   const player = $("#player");
   const changed = !state.current || state.current.id !== lecture.id;
   state.current = lecture;
-  document.querySelectorAll("#lecture-list button").forEach((b) =>
-    b.setAttribute("aria-current", String(b.dataset.lecture === lecture.id)));
+  markCurrentLecture();
   $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
+  if (changed && state.course) history.replaceState(null, "", `/courses/${state.course.id}?lecture=${lecture.id}`);
   if (changed) {
-    $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
+    player.src = `/api/lectures/${lecture.id}/video`;
     loadStudy(lecture).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
       .catch(() => {});
-    player.src = `/api/lectures/${lecture.id}/video`;
-    if (seekTo !== undefined) {
-      player.addEventListener("loadedmetadata", () => { player.currentTime = seekTo; player.play().catch(() => {}); }, { once: true });
-    }
+    if (seekTo !== undefined) seekPlayer(seekTo);
   } else if (seekTo !== undefined) {
-    player.currentTime = seekTo;
-    player.play().catch(() => {});
+    seekPlayer(seekTo);
     highlightTranscript(seekTo, "cited");
   }
 }
 
 $("#player").addEventListener("timeupdate", () => {
   const li = highlightTranscript($("#player").currentTime, "current");
-  const box = $("#transcript");
-  if (li && document.activeElement !== box) {
-    const top = li.offsetTop - box.offsetTop;
-    if (top < box.scrollTop || top > box.scrollTop + box.clientHeight - 40) box.scrollTop = top - 40;
-  }
+  if (li && document.activeElement !== $("#transcript")) scrollTranscriptTo(li);
 });
+
+$("#player").addEventListener("error", () => {
+  if (state.current) $("#now-playing").textContent =
+    `L${state.current.number} · ${state.current.title} — no video for this lecture (transcript only); chips highlight the transcript line.`;
+});
+
+function setScope(lectureId) {
+  $("#scope").value = lectureId || "";
+  document.querySelectorAll("#lecture-list button[data-scope]").forEach((b) =>
+    b.classList.toggle("scoped", (b.dataset.scope || "") === (lectureId || "")));
+}
 
 async function showCourse(courseId) {
   const course = await api(`/api/courses/${courseId}`);
@@ -120,99 +201,153 @@ async function showCourse(courseId) {
   document.title = `${course.title} · Lecture Copilot`;
   const list = $("#lecture-list");
   const scope = $("#scope");
+  const whole = el("button", { type: "button", class: "whole", "data-scope": "" },
+    el("strong", { text: "Whole course" }), el("span", { class: "status", text: `${course.lectures.length} lectures` }));
+  whole.addEventListener("click", () => setScope(""));
+  list.append(el("li", {}, whole));
   for (const l of course.lectures) {
-    const li = document.createElement("li");
-    const b = document.createElement("button");
-    b.type = "button";
-    b.dataset.lecture = l.id;
-    const mins = l.duration_s ? ` · ${clock(l.duration_s)}` : "";
-    b.innerHTML = `<strong></strong><span class="status"></span>`;
-    b.querySelector("strong").textContent = `L${l.number} ${l.title}`;
-    b.querySelector(".status").textContent = `${l.status}${mins}`;
-    b.addEventListener("click", () => selectLecture(l));
-    li.appendChild(b);
-    list.appendChild(li);
-    const opt = document.createElement("option");
-    opt.value = l.id;
-    opt.textContent = `L${l.number} ${l.title}`;
-    scope.appendChild(opt);
+    const b = el("button", { type: "button", "data-lecture": l.id, "data-scope": l.id,
+      "aria-label": `Lecture ${l.number}: ${l.title}${l.duration_s ? `, ${clock(l.duration_s)}` : ""}, ${statusText(l)}` },
+      el("span", { class: "num", text: `L${l.number}` }), el("strong", { text: l.title }),
+      el("span", { class: "status" }, l.duration_s ? `${clock(l.duration_s)} · ` : "",
+        el("span", { class: `st st-${l.status}`, text: statusText(l) })));
+    b.addEventListener("click", () => { selectLecture(l); setScope(l.id); });
+    list.append(el("li", {}, b));
+    scope.append(el("option", { value: l.id, text: `L${l.number} ${l.title}` }));
   }
-  const ready = course.lectures.find((l) => l.status === "ready") || course.lectures[0];
-  if (ready) selectLecture(ready);
+  if (course.can_manage) {
+    $("#lectures-h").after(el("p", { class: "small" }, el("a", { href: `/manage/${course.id}`, text: "Manage this course" })));
+  }
+  const params = new URLSearchParams(location.search);
+  const wanted = course.lectures.find((l) => l.id === params.get("lecture"));
+  const ready = wanted || course.lectures.find((l) => l.status === "ready") || course.lectures[0];
+  if (ready) selectLecture(ready, params.has("t") ? parseFloat(params.get("t")) : undefined);
+  setScope(wanted ? wanted.id : "");
 }
 
+// ---- asking --------------------------------------------------------------------------------------
 function chipFor(c) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.className = "chip";
-  b.textContent = c.label;
-  b.dataset.t = c.t_s;
-  b.dataset.lecture = c.lecture_id;
-  b.setAttribute("aria-label", `Play lecture ${c.lecture_number} at ${clock(c.t_s)}`);
+  const b = el("button", { type: "button", class: "chip", text: c.label, "aria-label": `Play lecture ${c.lecture_number} at ${clock(c.t_s)}`,
+    dataset: { t: c.t_s, lecture: c.lecture_id } });
   b.addEventListener("click", () => {
     const lecture = state.lectures.find((l) => l.id === c.lecture_id);
-    if (lecture) selectLecture(lecture, c.t_s);
+    if (!lecture) return;
+    selectLecture(lecture, c.t_s);
+    // on a narrow screen the player is above the answers: bring it into view
+    if (window.matchMedia("(max-width: 1100px)").matches) $("#player").scrollIntoView({ block: "start" });
   });
   return b;
 }
 
+const THUMB = "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
+
+function thumbIcon(down) {
+  // an SVG icon (no emoji font needed); the thumb down is the thumb up turned over
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", down ? "icon flip" : "icon");
+  const path = document.createElementNS(ns, "path");
+  path.setAttribute("d", THUMB);
+  svg.append(path);
+  return svg;
+}
+
+function feedbackControls(box, answerId) {
+  const up = el("button", { type: "button", class: "thumb", "aria-label": "Helpful answer", "aria-pressed": "false" },
+    thumbIcon(false), el("span", { text: "Yes" }));
+  const down = el("button", { type: "button", class: "thumb", "aria-label": "Unhelpful answer", "aria-pressed": "false" },
+    thumbIcon(true), el("span", { text: "No" }));
+  const status = el("span", { class: "muted small", role: "status" });
+  const form = el("form", { class: "fb-form", hidden: "" });
+  const area = el("textarea", { rows: "2", maxlength: "2000", "aria-label": "What was wrong with this answer? (optional)",
+    placeholder: "What was wrong? (optional)" });
+  form.append(area, el("div", { class: "fb-actions" }, el("button", { type: "submit", text: "Send feedback" })));
+  const send = async (rating, comment) => {
+    try {
+      await api(`/api/answers/${answerId}/feedback`, { method: "POST", json: { rating, comment: comment || null } });
+      status.textContent = "Thanks for the feedback.";
+      box.dataset.feedback = rating;
+      up.disabled = down.disabled = true;
+      form.hidden = true;
+    } catch (e) { status.textContent = `Feedback not saved: ${e.message}`; }
+  };
+  up.addEventListener("click", () => { up.setAttribute("aria-pressed", "true"); send("up"); });
+  down.addEventListener("click", () => { down.setAttribute("aria-pressed", "true"); form.hidden = false; area.focus(); });
+  form.addEventListener("submit", (e) => { e.preventDefault(); send("down", area.value.trim()); });
+  return el("div", { class: "feedback" }, el("span", { class: "muted small", text: "Was this helpful?" }), up, down, status, form);
+}
+
+function parseSSE(buf, onEvent) {
+  // server-sent events: blocks separated by a blank line, "event:" and "data:" fields
+  let cut;
+  while ((cut = buf.indexOf("\n\n")) >= 0) {
+    const block = buf.slice(0, cut);
+    buf = buf.slice(cut + 2);
+    let event = "message", data = "";
+    for (const line of block.split("\n")) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data += line.slice(5).trim();
+    }
+    onEvent(event, data ? JSON.parse(data) : {});
+  }
+  return buf;
+}
+
 async function ask(question) {
-  const box = document.createElement("div");
-  box.className = "answer";
-  const q = document.createElement("p");
-  q.className = "q";
-  q.textContent = question;
-  const body = document.createElement("p");
-  body.className = "body";
-  body.textContent = "…";
-  box.append(q, body);
+  const q = el("p", { class: "q", text: question });
+  const body = el("p", { class: "body" }, el("span", { class: "typing", text: "…" }));
+  const box = el("article", { class: "answer", "aria-busy": "true", "aria-label": `Answer to: ${question}` }, q, body);
   $("#answers").prepend(box);
+  $("#ask-empty").hidden = true;
   const res = await fetch(`/api/courses/${state.course.id}/ask`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
+    method: "POST", credentials: "same-origin",
+    headers: writeHeaders("POST", { "Content-Type": "application/json", "Accept": "text/event-stream" }),
     body: JSON.stringify({ question, lecture_id: $("#scope").value || null, conversation_id: state.conversationId }),
   });
   if (!res.ok) {
-    let msg = res.statusText;
-    try { msg = (await res.json()).error.message; } catch (e) { /* not JSON */ }
-    body.textContent = msg;
+    body.textContent = await errorOf(res);
     box.classList.add("error");
+    box.removeAttribute("aria-busy");
     return;
   }
-  body.textContent = "";
+  body.replaceChildren();
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let buf = "";
-  // server-sent events: blocks separated by a blank line, "event:" and "data:" fields
+  let live = null; // the sentence being written (delta text), replaced when it is validated
+  const onEvent = (event, payload) => {
+    if (event === "delta") {
+      if (!live) { live = el("span", { class: "sentence pending" }); body.append(live); }
+      live.textContent += payload.text;
+    } else if (event === "sentence") {
+      if (live) { live.remove(); live = null; }
+      const span = el("span", { class: "sentence", text: (body.childNodes.length ? " " : "") + payload.text });
+      body.append(span);
+      payload.citations.forEach((c) => body.append(chipFor(c)));
+    } else if (event === "done") {
+      if (live) { live.remove(); live = null; }
+      state.conversationId = payload.conversation_id;
+      $("#conversation-note").hidden = false;
+      box.dataset.answerId = payload.answer_id;
+      if (payload.declined) {
+        box.classList.add("declined");
+        body.replaceChildren(el("span", { class: "declined-tag", text: "Not covered in these lectures" }),
+          el("span", { class: "sentence", text: " " + payload.answer.replace(/^Not covered in these lectures\.?\s*/i, "") }));
+      }
+      box.append(feedbackControls(box, payload.answer_id));
+    } else if (event === "error") {
+      body.textContent = payload.message;
+      box.classList.add("error");
+    }
+  };
   for (;;) {
     const { value, done } = await reader.read();
     if (done) break;
-    buf += decoder.decode(value, { stream: true });
-    let cut;
-    while ((cut = buf.indexOf("\n\n")) >= 0) {
-      const block = buf.slice(0, cut);
-      buf = buf.slice(cut + 2);
-      let event = "message", data = "";
-      for (const line of block.split("\n")) {
-        if (line.startsWith("event:")) event = line.slice(6).trim();
-        else if (line.startsWith("data:")) data += line.slice(5).trim();
-      }
-      const payload = data ? JSON.parse(data) : {};
-      if (event === "sentence") {
-        const span = document.createElement("span");
-        span.className = "sentence";
-        span.textContent = (body.childNodes.length ? " " : "") + payload.text;
-        body.appendChild(span);
-        payload.citations.forEach((c) => body.appendChild(chipFor(c)));
-      } else if (event === "done") {
-        state.conversationId = payload.conversation_id;
-        if (payload.declined) box.classList.add("declined");
-        box.dataset.answerId = payload.answer_id;
-      } else if (event === "error") {
-        body.textContent = payload.message;
-      }
-    }
+    buf = parseSSE(buf + decoder.decode(value, { stream: true }), onEvent);
   }
+  box.removeAttribute("aria-busy");
 }
 
 $("#ask-form").addEventListener("submit", async (e) => {
@@ -222,23 +357,321 @@ $("#ask-form").addEventListener("submit", async (e) => {
   if (!question) { input.focus(); return; }
   const btn = $("#ask-button");
   btn.disabled = true;
-  try { await ask(question); input.value = ""; } finally { btn.disabled = false; }
+  try { await ask(question); input.value = ""; } finally { btn.disabled = false; input.focus(); }
 });
 
-$("#player").addEventListener("error", () => {
-  if (state.current) $("#now-playing").textContent =
-    `L${state.current.number} · ${state.current.title} — no video for this lecture (transcript only); chips highlight the transcript line.`;
+$("#new-conversation").addEventListener("click", () => {
+  state.conversationId = null;
+  $("#answers").replaceChildren();
+  $("#ask-empty").hidden = false;
+  $("#conversation-note").hidden = true;
+  $("#question").focus();
 });
 
-const m = location.pathname.match(/^\/courses\/([0-9a-f-]{36})/);
-(m ? showCourse(m[1]) : showHome()).catch((err) => {
-  const p = document.createElement("p");
-  p.className = "notice";
-  p.setAttribute("role", "alert");
-  p.textContent = `Could not load this page: ${err.message} `;
-  const a = document.createElement("a");
-  a.href = "/";
-  a.textContent = "See all courses";
-  p.appendChild(a);
-  document.querySelector("header").after(p);
-});
+// ---- sign-in ----------------------------------------------------------------------------------
+function showSignin() {
+  $("#signin").hidden = false;
+  $("#signin-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const email = $("#signin-email").value.trim();
+    const status = $("#signin-status");
+    try {
+      await api("/api/auth/magic-link", { method: "POST", json: { email } });
+      status.textContent = `We sent a sign-in link to ${email}. It works once, for 15 minutes.`;
+    } catch (err) { status.textContent = err.message; }
+  });
+}
+
+function showVerify() {
+  $("#verify").hidden = false;
+  const token = new URLSearchParams(location.search).get("token") || "";
+  history.replaceState(null, "", "/auth/verify"); // keep the token out of history
+  $("#verify-button").addEventListener("click", async () => {
+    try {
+      const who = await api("/api/auth/verify", { method: "POST", json: { token } });
+      $("#verify-status").textContent = `Signed in as ${who.email}.`;
+      location.href = who.role === "student" ? "/" : "/manage";
+    } catch (err) { $("#verify-status").textContent = err.message; }
+  });
+}
+
+// ---- manage -------------------------------------------------------------------------------------
+async function showManage() {
+  $("#manage").hidden = false;
+  const me = state.me;
+  if (!me.signed_in) { $("#need-signin").hidden = false; return; }
+  if (me.role === "student") {
+    $("#request-access").hidden = false;
+    const status = $("#request-status");
+    if (me.role_request && me.role_request.status === "pending") status.textContent = "Your request is waiting for an admin.";
+    if (me.role_request && me.role_request.status === "denied") status.textContent = "Your last request was denied.";
+    $("#request-form").addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        await api("/api/role-requests", { method: "POST", json: { reason: $("#request-reason").value.trim() || null } });
+        status.textContent = "Requested. An admin will approve or deny it.";
+      } catch (err) { status.textContent = err.message; }
+    });
+    return;
+  }
+  $("#my-courses").hidden = false;
+  const data = await api("/api/courses?mine=1");
+  const list = $("#manage-list");
+  list.replaceChildren();
+  for (const c of data.courses) {
+    list.append(el("li", {}, el("a", { href: `/manage/${c.id}`, text: c.title }),
+      el("span", { class: "muted small", text: ` · ${c.lecture_count} lectures · ${c.visibility}` })));
+  }
+  if (!data.courses.length) list.append(el("li", { class: "muted", text: "No courses yet." }));
+  $("#create-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const c = await api("/api/courses", { method: "POST", json: { title: $("#create-title").value, visibility: $("#create-visibility").value } });
+    location.href = `/manage/${c.id}`;
+  });
+}
+
+function stageList(container) {
+  container.replaceChildren(...STAGES.map(([key, label]) =>
+    el("li", { dataset: { stage: key } }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name", text: label }),
+      el("span", { class: "pct muted small" }))));
+}
+
+function showStage(container, st) {
+  const order = STAGES.map(([k]) => k);
+  const at = st.status === "ready" ? order.length - 1 : Math.max(0, order.indexOf(st.stage));
+  container.querySelectorAll("li").forEach((li, i) => {
+    const key = li.dataset.stage;
+    li.classList.toggle("done", i < at || st.status === "ready");
+    li.classList.toggle("current", i === at && st.status !== "ready" && st.status !== "failed");
+    li.classList.toggle("failed", st.status === "failed" && i === at);
+    li.querySelector(".pct").textContent = (key === st.stage && st.status === "processing" && st.progress > 0)
+      ? ` ${Math.round(st.progress * 100)}%` : "";
+    if (i === at) li.setAttribute("aria-current", "step"); else li.removeAttribute("aria-current");
+  });
+  container.dataset.status = st.status;
+  container.dataset.stage = st.stage;
+}
+
+function followLecture(lectureId, container, statusEl, onEnd) {
+  const es = new EventSource(`/api/lectures/${lectureId}/events`);
+  es.addEventListener("status", (e) => {
+    const st = JSON.parse(e.data);
+    showStage(container, st);
+    if (st.status === "ready") statusEl.textContent = "Ready: students can ask about it now.";
+    else if (st.status === "failed") statusEl.textContent = `Processing failed: ${st.error || "unknown reason"}`;
+    else statusEl.textContent = `${st.stage}…`;
+    if (st.status === "ready" || st.status === "failed") { es.close(); if (onEnd) onEnd(st); }
+  });
+  es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) return; });
+  return es;
+}
+
+function uploadWithProgress(courseId, form, onProgress) {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `/api/courses/${courseId}/lectures`);
+    const h = writeHeaders("POST", {});
+    for (const [k, v] of Object.entries(h)) xhr.setRequestHeader(k, v);
+    xhr.upload.addEventListener("progress", (e) => { if (e.lengthComputable) onProgress(e.loaded, e.total); });
+    xhr.addEventListener("load", () => {
+      let data = {};
+      try { data = JSON.parse(xhr.responseText); } catch (e) { /* not JSON */ }
+      if (xhr.status === 202) resolve(data);
+      else reject(new Error((data.error && data.error.message) || `Upload failed (HTTP ${xhr.status})`));
+    });
+    xhr.addEventListener("error", () => reject(new Error("The upload was interrupted.")));
+    xhr.send(form);
+  });
+}
+
+function mb(n) { return `${(n / 1048576).toFixed(n < 10485760 ? 1 : 0)} MB`; }
+
+async function showManageCourse(courseId) {
+  const render = async () => {
+    const c = await api(`/api/courses/${courseId}`);
+    if (!c.can_manage) throw Object.assign(new Error("You can't manage this course."), { status: 403 });
+    $("#mc-title").textContent = c.title;
+    $("#course-title").textContent = c.title;
+    $("#mc-new-title").value = c.title;
+    $("#mc-visibility").value = c.visibility;
+    $("#mc-open").href = `/courses/${c.id}`;
+    const tbody = $("#mc-lectures");
+    rowStreams.forEach((es) => es.close()); // one live status stream per processing row, renewed on each render
+    rowStreams.length = 0;
+    tbody.replaceChildren();
+    $("#mc-empty").hidden = c.lectures.length > 0;
+    for (const l of c.lectures) tbody.append(lectureRow({ ...l, course_id: c.id }, render));
+    $("#manage-course").hidden = false;
+    return c;
+  };
+  await render();
+  const members = async () => {
+    const data = await api(`/api/courses/${courseId}/members`);
+    const ul = $("#mc-members");
+    ul.replaceChildren();
+    for (const email of data.members) {
+      const rm = el("button", { type: "button", class: "secondary small-btn", text: "Remove", "aria-label": `Remove ${email}` });
+      rm.addEventListener("click", async () => {
+        await api(`/api/courses/${courseId}/members/${encodeURIComponent(email)}`, { method: "DELETE" });
+        await members();
+      });
+      ul.append(el("li", {}, el("span", { text: `${email} ` }), rm));
+    }
+    if (!data.members.length) ul.append(el("li", { class: "muted small", text: "No members yet." }));
+  };
+  await members();
+  $("#member-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    await api(`/api/courses/${courseId}/members`, { method: "POST", json: { email: $("#member-email").value.trim() } });
+    $("#member-email").value = "";
+    await members();
+  });
+  $("#rename-course").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value } });
+    await render();
+  });
+  $("#mc-delete").addEventListener("click", async () => {
+    if (!(await confirmDialog(`Delete the course "${$("#mc-title").textContent}" with all its lectures, videos and answers? This can't be undone.`))) return;
+    await api(`/api/courses/${courseId}`, { method: "DELETE" });
+    location.href = "/manage";
+  });
+  $("#upload-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const file = $("#up-file").files[0];
+    if (!file) return;
+    const isCaptions = /\.(vtt|srt)$/i.test(file.name);
+    const fd = new FormData();
+    fd.append(isCaptions ? "captions" : "video", file, file.name);
+    if ($("#up-title").value.trim()) fd.append("title", $("#up-title").value.trim());
+    if ($("#up-number").value) fd.append("number", $("#up-number").value);
+    const box = $("#upload-progress");
+    box.hidden = false;
+    $("#up-name").textContent = file.name;
+    const bar = $("#up-bytes");
+    const stages = $("#up-stages");
+    stageList(stages);
+    delete stages.dataset.status;
+    $("#up-status").textContent = "Uploading…";
+    $("#up-button").disabled = true;
+    try {
+      const res = await uploadWithProgress(courseId, fd, (loaded, total) => {
+        bar.max = total; bar.value = loaded;
+        $("#up-bytes-text").textContent = `${mb(loaded)} of ${mb(total)} (${Math.round((100 * loaded) / total)}%)`;
+      });
+      bar.value = bar.max;
+      $("#up-bytes-text").textContent = "Uploaded.";
+      box.dataset.lectureId = res.lecture_id;
+      await render();
+      followLecture(res.lecture_id, stages, $("#up-status"), () => render());
+      $("#upload-form").reset();
+    } catch (err) {
+      $("#up-status").textContent = err.message;
+    } finally { $("#up-button").disabled = false; }
+  });
+}
+
+const rowStreams = [];
+
+function lectureRow(l, rerender) {
+  const st = el("span", { class: `st st-${l.status}`, text: statusText(l) });
+  if (l.status === "failed" && l.error) st.title = l.error;
+  const actions = el("td", { class: "actions" });
+  const rename = el("button", { type: "button", class: "secondary small-btn", text: "Rename", "aria-label": `Rename lecture ${l.number}` });
+  rename.addEventListener("click", () => {
+    const input = el("input", { value: l.title, maxlength: "200", "aria-label": `New title for lecture ${l.number}` });
+    const save = el("button", { type: "submit", class: "small-btn", text: "Save" });
+    const f = el("form", { class: "inline-form" }, input, save);
+    f.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      await api(`/api/lectures/${l.id}`, { method: "PATCH", json: { title: input.value } });
+      await rerender();
+    });
+    titleCell.replaceChildren(f);
+    input.focus();
+  });
+  const del = el("button", { type: "button", class: "danger small-btn", text: "Delete", "aria-label": `Delete lecture ${l.number}` });
+  del.addEventListener("click", async () => {
+    if (!(await confirmDialog(`Delete lecture ${l.number} "${l.title}", its video, transcript and search index?`))) return;
+    await api(`/api/lectures/${l.id}`, { method: "DELETE" });
+    await rerender();
+  });
+  actions.append(rename, del);
+  if (l.status === "failed") {
+    const retry = el("button", { type: "button", class: "small-btn", text: "Retry", "aria-label": `Retry lecture ${l.number}` });
+    retry.addEventListener("click", async () => {
+      await api(`/api/lectures/${l.id}/retry`, { method: "POST" });
+      await rerender();
+    });
+    actions.prepend(retry);
+  }
+  if (l.status === "queued" || l.status === "processing") {
+    const es = new EventSource(`/api/lectures/${l.id}/events`);
+    rowStreams.push(es);
+    es.addEventListener("status", (e) => {
+      const s = JSON.parse(e.data);
+      st.className = `st st-${s.status}`;
+      st.textContent = statusText(s) + (s.status === "processing" && s.progress > 0 ? ` ${Math.round(s.progress * 100)}%` : "");
+      if (s.status === "ready" || s.status === "failed") { es.close(); rerender(); }
+    });
+  }
+  const titleCell = el("td", {}, el("a", { href: `/courses/${l.course_id}?lecture=${l.id}`, text: l.title }));
+  return el("tr", { dataset: { lecture: l.id } }, el("td", { text: `L${l.number}` }), titleCell,
+    el("td", { text: l.duration_s ? clock(l.duration_s) : "—" }), el("td", {}, st), actions);
+}
+
+// ---- admin -----------------------------------------------------------------------------------------
+async function showAdmin() {
+  $("#admin").hidden = false;
+  const data = await api("/api/role-requests");
+  const list = $("#request-list");
+  list.replaceChildren();
+  $("#no-requests").hidden = data.requests.length > 0;
+  for (const r of data.requests) {
+    const li = el("li", {}, el("strong", { text: r.email }), el("span", { class: "muted small", text: r.reason ? ` — ${r.reason}` : "" }));
+    for (const [what, label] of [["approve", "Approve"], ["deny", "Deny"]]) {
+      const b = el("button", { type: "button", class: what === "deny" ? "secondary small-btn" : "small-btn", text: label,
+        "aria-label": `${label} ${r.email}` });
+      b.addEventListener("click", async () => {
+        await api(`/api/role-requests/${r.id}/${what}`, { method: "POST" });
+        li.replaceChildren(el("span", { text: `${r.email}: ${what === "approve" ? "approved" : "denied"}` }));
+      });
+      li.append(" ", b);
+    }
+    list.append(li);
+  }
+}
+
+// ---- contact ---------------------------------------------------------------------------------------
+function showContact() {
+  $("#contact").hidden = false;
+  if (state.me.signed_in) $("#contact-email").value = state.me.email;
+  $("#contact-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const status = $("#contact-status");
+    try {
+      await api("/api/contact", { method: "POST", json: { name: $("#contact-name").value.trim() || null,
+        email: $("#contact-email").value.trim(), message: $("#contact-message").value } });
+      status.textContent = "Sent. Thank you; we'll answer by email.";
+      $("#contact-form").reset();
+    } catch (err) { status.textContent = err.message; }
+  });
+}
+
+// ---- routing -----------------------------------------------------------------------------------------
+async function route() {
+  await loadMe().catch(() => { state.me = { signed_in: false }; });
+  const p = location.pathname;
+  let m;
+  if ((m = p.match(/^\/courses\/([0-9a-f-]{36})/))) return showCourse(m[1]);
+  if ((m = p.match(/^\/manage\/([0-9a-f-]{36})/))) return showManageCourse(m[1]);
+  if (p === "/manage") return showManage();
+  if (p === "/admin") return showAdmin();
+  if (p === "/signin") return showSignin();
+  if (p === "/auth/verify") return showVerify();
+  if (p === "/help") { $("#help").hidden = false; return; }
+  if (p === "/contact") return showContact();
+  return showHome();
+}
+
+route().catch((err) => notice(`Could not load this page: ${err.message}`));

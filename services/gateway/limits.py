@@ -1,0 +1,62 @@
+"""Rate limits counted atomically in Postgres, and the keyed hash that names a person.
+
+A limit is a fixed window (an hour, a day) per key. :func:`hit_all` adds one to each (key, window)
+row with ``INSERT ... ON CONFLICT DO UPDATE SET n = n + 1 RETURNING n``: Postgres serialises
+concurrent increments of one row, so in a burst no request above the limit passes. Raw IPs are never stored: a person is
+``HMAC-SHA256(server secret, "user:<email>" | "ip:<address>")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from datetime import datetime, timezone
+
+from psycopg_pool import ConnectionPool
+
+HOUR_S = 3600
+DAY_S = 86400
+
+
+def person_key(secret: bytes, email: str | None, ip: str | None) -> str:
+    """A stable pseudonym (32 hex chars) of a signed-in account (by email) or else an IP address."""
+    who = f"user:{email.lower()}" if email else f"ip:{ip or 'unknown'}"
+    return hmac.new(secret, who.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+class _Refused(Exception):
+    pass
+
+
+def hit_all(pool: ConnectionPool, checks: list[tuple[str, int, int]]) -> tuple[bool, int]:
+    """Counts one use against each ``(key, window_s, limit)`` in one transaction and returns
+    ``(allowed, retry_after_s)``. Allowed only when every count stays within its limit; a
+    refused use is rolled back, so it consumes nothing (a refusal on one course leaves the
+    cap across courses untouched). Row locks serialise concurrent uses of one key: in a burst,
+    exactly ``limit`` uses pass.
+    """
+    now = time.time()
+    retry = 0
+    try:
+        with pool.connection() as conn:
+            with conn.transaction():
+                for key, window_s, limit in checks:
+                    start = int(now // window_s) * window_s
+                    n = conn.execute(
+                        "INSERT INTO rate_counters (key, window_start, n) VALUES (%s, %s, 1) "
+                        "ON CONFLICT (key, window_start) DO UPDATE SET n = rate_counters.n + 1 RETURNING n",
+                        (key, datetime.fromtimestamp(start, tz=timezone.utc))).fetchone()["n"]
+                    if n > limit:
+                        retry = int(start + window_s - now) + 1
+                        raise _Refused
+                if int(now * 1000) % 200 == 0:  # now and then, forget windows older than two days
+                    conn.execute("DELETE FROM rate_counters WHERE window_start < now() - interval '2 days'")
+    except _Refused:
+        return False, retry
+    return True, 0
+
+
+def hit(pool: ConnectionPool, key: str, window_s: int, limit: int) -> tuple[bool, int]:
+    """Counts one use of ``key`` in its current ``window_s``-second window: ``(allowed, retry_after_s)``."""
+    return hit_all(pool, [(key, window_s, limit)])

@@ -1,0 +1,101 @@
+"""Sign-in by emailed link (through a local aiosmtpd sink), browser sessions, CSRF on cookie
+writes, roles and instructor-access requests, against the real stack."""
+
+from __future__ import annotations
+
+import pytest
+import requests
+
+from web_helpers import link_token, mint, sign_in
+
+pytestmark = pytest.mark.slow
+
+
+def test_magic_link_signs_in_once_with_a_safe_cookie(stack, smtp_sink):
+    since = len(smtp_sink.messages)
+    s = requests.Session()
+    r = s.post(f"{stack.base}/api/auth/magic-link", json={"email": "Ada@Example.edu"}, timeout=10)
+    assert r.status_code == 202, r.text
+    mail = smtp_sink.wait_for("ada@example.edu", since=since)
+    assert "sign-in" in mail["Subject"].lower()
+    token = link_token(mail)
+    assert s.get(f"{stack.base}/api/me", timeout=10).json()["signed_in"] is False
+    r = s.post(f"{stack.base}/api/auth/verify", json={"token": token}, timeout=10)
+    assert r.status_code == 200 and r.json() == {"email": "ada@example.edu", "role": "student"}
+    cookie = r.headers["Set-Cookie"]
+    assert "lc_session=" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    assert "Secure" not in cookie  # plain http in tests; https public URLs get Secure
+    me = s.get(f"{stack.base}/api/me", timeout=10).json()
+    assert me["signed_in"] and me["role"] == "student" and me["via"] == "session" and me["csrf_token"]
+    # the link works once
+    r2 = requests.post(f"{stack.base}/api/auth/verify", json={"token": token}, timeout=10)
+    assert r2.status_code == 400 and r2.json()["error"]["code"] == "invalid_link"
+    # the verify page itself is served (the browser posts the token from it)
+    assert requests.get(f"{stack.base}/auth/verify?token={token}", timeout=10).status_code == 200
+    # sign-out ends the session on the server: the old cookie is worthless afterwards
+    old = dict(s.cookies)
+    assert s.post(f"{stack.base}/api/auth/logout", headers={"X-CSRF-Token": me["csrf_token"]}, timeout=10).status_code == 204
+    assert requests.get(f"{stack.base}/api/me", cookies=old, timeout=10).json()["signed_in"] is False
+
+
+def test_bad_sign_in_input(stack):
+    r = requests.post(f"{stack.base}/api/auth/magic-link", json={"email": "not-an-address"}, timeout=10)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_email"
+    r = requests.post(f"{stack.base}/api/auth/verify", json={"token": "made-up"}, timeout=10)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_link"
+
+
+def test_csrf_on_cookie_writes_but_not_on_bearer_tokens(stack, smtp_sink):
+    s = sign_in(stack.base, smtp_sink, "csrf-student@example.edu")
+    csrf = s.headers.pop("X-CSRF-Token")
+    url = f"{stack.base}/api/role-requests"
+    for headers in ({}, {"X-CSRF-Token": "wrong"}, {"X-CSRF-Token": csrf, "Origin": "https://evil.example"}):
+        r = s.post(url, json={"reason": "I teach"}, headers=headers, timeout=10)
+        assert r.status_code == 403 and r.json()["error"]["code"] == "csrf_failed", (headers, r.text)
+    with stack.db() as c:
+        assert c.execute("SELECT count(*) FROM role_requests WHERE email='csrf-student@example.edu'").fetchone()[0] == 0
+    r = s.post(url, json={"reason": "I teach"}, headers={"X-CSRF-Token": csrf, "Origin": stack.base}, timeout=10)
+    assert r.status_code == 201, r.text
+    # a bearer-token request carries no ambient authority: no CSRF token needed
+    r = requests.post(f"{stack.base}/api/courses", json={"title": "By token"}, headers=stack.admin, timeout=10)
+    assert r.status_code == 201
+    # an anonymous write (asking a public course) needs none either; a cookie write of the admin does
+    admin = sign_in(stack.base, smtp_sink, "admin@example.edu")
+    admin.headers.pop("X-CSRF-Token")
+    r = admin.post(f"{stack.base}/api/courses", json={"title": "x"}, timeout=10)
+    assert r.status_code == 403 and r.json()["error"]["code"] == "csrf_failed"
+
+
+def test_instructor_access_requested_and_approved_or_denied(stack, smtp_sink):
+    student = sign_in(stack.base, smtp_sink, "wants-to-teach@example.edu")
+    other = sign_in(stack.base, smtp_sink, "also-wants@example.edu")
+    admin = sign_in(stack.base, smtp_sink, "admin@example.edu")
+    assert admin.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "admin"
+    # a student can't create a course yet, nor see or decide requests
+    r = student.post(f"{stack.base}/api/courses", json={"title": "Mine"}, timeout=10)
+    assert r.status_code == 403
+    req = student.post(f"{stack.base}/api/role-requests", json={"reason": "I teach CS 101"}, timeout=10).json()
+    assert req["status"] == "pending"
+    again = student.post(f"{stack.base}/api/role-requests", json={}, timeout=10).json()
+    assert again["id"] == req["id"]  # one pending request per person
+    req2 = other.post(f"{stack.base}/api/role-requests", json={}, timeout=10).json()
+    assert student.get(f"{stack.base}/api/role-requests", timeout=10).status_code == 403
+    assert student.post(f"{stack.base}/api/role-requests/{req['id']}/approve", timeout=10).status_code == 403
+    pending = admin.get(f"{stack.base}/api/role-requests", timeout=10).json()["requests"]
+    assert {p["id"] for p in pending} >= {req["id"], req2["id"]}
+    r = admin.post(f"{stack.base}/api/role-requests/{req['id']}/approve", timeout=10)
+    assert r.status_code == 200 and r.json()["status"] == "approved"
+    r = admin.post(f"{stack.base}/api/role-requests/{req2['id']}/deny", timeout=10)
+    assert r.status_code == 200 and r.json()["status"] == "denied"
+    assert admin.post(f"{stack.base}/api/role-requests/{req['id']}/deny", timeout=10).status_code == 404
+    me = student.get(f"{stack.base}/api/me", timeout=10).json()
+    assert me["role"] == "instructor" and me["role_request"]["status"] == "approved"
+    assert other.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "student"
+    r = student.post(f"{stack.base}/api/courses", json={"title": "Now mine"}, timeout=10)
+    assert r.status_code == 201
+    with stack.db() as c:
+        owner = c.execute("SELECT owner_email FROM courses WHERE id=%s", (r.json()["id"],)).fetchone()[0]
+    assert owner == "wants-to-teach@example.edu"
+    # an instructor token-holder asking again is told so
+    inst = mint(stack, "instructor", "tok-inst@example.edu")
+    assert requests.post(f"{stack.base}/api/role-requests", json={}, headers=inst, timeout=10).status_code == 409

@@ -1,0 +1,84 @@
+"""Gateway safety in HTTP terms: a fresh CSP nonce per page that matches its script tags, the
+usual security headers, JSON errors everywhere, request size limits."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import requests
+
+pytestmark = pytest.mark.slow
+
+
+def test_pages_have_a_fresh_nonce_and_security_headers(stack):
+    nonces = []
+    for path in ("/", "/manage", "/help", "/signin", "/contact", "/courses/00000000-0000-0000-0000-000000000000"):
+        r = requests.get(stack.base + path, timeout=10)
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/html")
+        csp = r.headers["Content-Security-Policy"]
+        m = re.search(r"script-src 'self' 'nonce-([A-Za-z0-9_\-]+)'", csp)
+        assert m, csp
+        assert "unsafe-inline" not in csp and "frame-ancestors 'none'" in csp and "object-src 'none'" in csp
+        scripts = re.findall(r"<script[^>]*>", r.text)
+        assert scripts and all(f'nonce="{m.group(1)}"' in s for s in scripts), scripts
+        assert "{{NONCE}}" not in r.text
+        nonces.append(m.group(1))
+        h = r.headers
+        assert h["X-Content-Type-Options"] == "nosniff" and h["X-Frame-Options"] == "DENY"
+        assert h["Referrer-Policy"] == "no-referrer" and h["Cross-Origin-Opener-Policy"] == "same-origin"
+        assert "camera=()" in h["Permissions-Policy"]
+        assert "Strict-Transport-Security" not in h  # plain http here
+    assert len(set(nonces)) == len(nonces)
+
+
+def test_api_answers_carry_headers_and_no_store(stack):
+    r = requests.get(f"{stack.base}/api/courses", timeout=10)
+    assert r.headers["Cache-Control"] == "no-store" and r.headers["X-Content-Type-Options"] == "nosniff"
+    assert "Content-Security-Policy" in r.headers
+
+
+def test_errors_are_json(stack):
+    for method, path in (("GET", "/api/nope"), ("DELETE", "/api/courses"), ("GET", "/api/lectures/x/events"),
+                         ("POST", "/api/role-requests/00000000-0000-0000-0000-000000000000/approve")):
+        r = requests.request(method, stack.base + path, timeout=10)
+        assert r.status_code in (401, 404, 405), (path, r.status_code)
+        assert r.headers["Content-Type"].startswith("application/json")
+        assert set(r.json()["error"]) == {"code", "message"}
+
+
+def test_request_size_limits(stack):
+    course = stack.create_course("Size limits")
+    big = {"question": "x" * 100, "padding": "y" * (80 * 1024)}
+    r = requests.post(f"{stack.base}/api/courses/{course}/ask", json=big, timeout=10)
+    assert r.status_code == 413 and r.json()["error"]["code"] == "request_entity_too_large"
+    r = requests.post(f"{stack.base}/api/contact", json={"email": "a@example.edu", "message": "z" * (70 * 1024)},
+                      timeout=10)
+    assert r.status_code == 413
+    # a chunked body (no Content-Length) is cut off at the same limit
+    def chunks():
+        yield b'{"email": "a@example.edu", "message": "'
+        for _ in range(100):
+            yield b"z" * 1024
+        yield b'"}'
+    r = requests.post(f"{stack.base}/api/auth/magic-link", data=chunks(), timeout=10,
+                      headers={"Content-Type": "application/json"})
+    assert r.status_code == 413, r.text
+
+
+def test_https_deployments_get_secure_cookies_and_hsts(stack, smtp_sink):
+    from web_helpers import Gateway, link_token
+
+    gw = Gateway(stack, {"LC_PUBLIC_URL": "https://lectures.example.edu"})
+    try:
+        since = len(smtp_sink.messages)
+        r = requests.post(f"{gw.base}/api/auth/magic-link", json={"email": "tls@example.edu"}, timeout=10)
+        assert r.status_code == 202
+        assert r.headers["Strict-Transport-Security"].startswith("max-age=")
+        mail = smtp_sink.wait_for("tls@example.edu", since=since)
+        assert "https://lectures.example.edu/auth/verify?token=" in mail.get_content()
+        r = requests.post(f"{gw.base}/api/auth/verify", json={"token": link_token(mail)}, timeout=10)
+        cookie = r.headers["Set-Cookie"]
+        assert r.status_code == 200 and "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
+    finally:
+        gw.close()

@@ -1,0 +1,28 @@
+"""Pure pieces of the web product: the people hash, email normalisation, the CSP."""
+
+from services.gateway.accounts import normal_email
+from services.gateway.limits import person_key
+from services.gateway.security import csp
+
+
+def test_person_key_is_keyed_and_hides_the_ip():
+    a = person_key(b"secret-1", None, "203.0.113.7")
+    assert a == person_key(b"secret-1", None, "203.0.113.7")
+    assert a != person_key(b"secret-2", None, "203.0.113.7")  # another server secret, another pseudonym
+    assert "203" not in a and len(a) == 32
+    # an account is counted by account, whatever its IP, case-insensitively
+    assert person_key(b"s", "Ada@Example.edu", "1.1.1.1") == person_key(b"s", "ada@example.edu", "2.2.2.2")
+    assert person_key(b"s", None, "1.1.1.1") != person_key(b"s", None, "2.2.2.2")
+
+
+def test_normal_email():
+    assert normal_email("  Ada@Example.EDU ") == "ada@example.edu"
+    for bad in ("", "ada", "ada@", "@example.edu", "a b@example.edu", None, 5, "x@" + "y" * 260 + ".edu"):
+        assert normal_email(bad) is None, bad
+
+
+def test_csp_allows_only_the_nonce_and_self():
+    policy = csp("abc123")
+    assert "script-src 'self' 'nonce-abc123'" in policy
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+    assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
