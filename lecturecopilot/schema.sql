@@ -85,6 +85,8 @@ CREATE TABLE IF NOT EXISTS sentences (
   embedding real[] NOT NULL,
   PRIMARY KEY (lecture_id, idx)
 );
+-- 'speech' (from the transcript) or 'slide' (a slide's OCR'd text at the second it appears)
+ALTER TABLE sentences ADD COLUMN IF NOT EXISTS kind text NOT NULL DEFAULT 'speech';
 
 -- Idempotency: one row per (consumer, Nats-Msg-Id) whose effect is done.
 CREATE TABLE IF NOT EXISTS processed_events (

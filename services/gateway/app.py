@@ -468,9 +468,10 @@ def create_app() -> Flask:
     def get_transcript(lecture_id: str):
         r = lecture_row(lecture_id)
         with pool.connection() as conn:
-            rows = conn.execute("SELECT start_s, end_s, text FROM sentences WHERE lecture_id=%s ORDER BY idx",
+            rows = conn.execute("SELECT start_s, end_s, text, kind FROM sentences WHERE lecture_id=%s ORDER BY idx",
                                 (r["id"],)).fetchall()
-        return {"segments": [{"start_s": x["start_s"], "end_s": x["end_s"], "text": x["text"]} for x in rows]}
+        return {"segments": [{"start_s": x["start_s"], "end_s": x["end_s"], "text": x["text"], "kind": x["kind"]}
+                             for x in rows]}
 
     # -- search and ask ----------------------------------------------------------------------
     def ask_args(data: dict, key: str) -> tuple[str, str]:

@@ -25,6 +25,7 @@ class Sentence:
     end_s: float
     text: str
     words: list[TimedWord] = field(default_factory=list, repr=False)
+    kind: str = "speech"  # or "slide": a slide's text, shown at the second the slide appears
 
 
 @dataclass
@@ -91,7 +92,8 @@ def merge_slides(sentences: Sequence[Sentence], slides: Sequence[tuple[float, st
     second the slide appears). Empty slide texts are dropped. A slide starting at the same
     second as a spoken sentence comes after it.
     """
-    extra = [Sentence(float(t), float(t) + span_s, text.strip()) for t, text in slides if text and text.strip()]
+    extra = [Sentence(float(t), float(t) + span_s, text.strip(), kind="slide") for t, text in slides
+             if text and text.strip()]
     return sorted([*sentences, *extra], key=lambda s: (s.start_s, not s.words))
 
 

@@ -68,9 +68,9 @@ def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
                   seg_vecs[i].tolist()) for i, s in enumerate(segments)],
             )
             cur.executemany(
-                "INSERT INTO sentences (lecture_id, idx, segment_idx, start_s, end_s, text, embedding) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
-                [(ctx.lecture_id, j, si, s.start_s, s.end_s, s.text, sent_vecs[j].tolist())
+                "INSERT INTO sentences (lecture_id, idx, segment_idx, start_s, end_s, text, embedding, kind) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+                [(ctx.lecture_id, j, si, s.start_s, s.end_s, s.text, sent_vecs[j].tolist(), s.kind)
                  for j, (si, s) in enumerate(flat)],
             )
             cur.executemany(

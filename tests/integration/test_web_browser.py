@@ -143,7 +143,11 @@ def test_transcript_follows_playback(stack, course, page):
     page.goto(f"{stack.base}/courses/{course['id']}?lecture={course['l2']}")
     page.wait_for_selector("#transcript li")
     page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
-    lines = page.query_selector_all("#transcript li")
+    # the slides' text sits among the spoken lines, marked as slides, at the second each slide appears
+    slides = page.query_selector_all("#transcript li.slide")
+    assert slides and all(li.query_selector(".tag").inner_text().lower() == "slide" for li in slides)
+    assert any("sort" in li.inner_text().lower() for li in slides)
+    lines = page.query_selector_all("#transcript li:not(.slide)")
     assert len(lines) == 3
     starts = [float(li.get_attribute("data-start")) for li in lines]
     for i in (1, 2, 0):

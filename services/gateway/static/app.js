@@ -122,10 +122,12 @@ async function loadStudy(lecture) {
   const list = $("#transcript");
   list.replaceChildren();
   for (const seg of transcript.segments) {
+    const slide = seg.kind === "slide";
     const b = el("button", { type: "button" }, el("span", { class: "t", text: clock(seg.start_s) }),
+      ...(slide ? [el("span", { class: "tag", text: "Slide" })] : []),
       el("span", { class: "line", text: seg.text }));
     b.addEventListener("click", () => selectLecture(lecture, seg.start_s));
-    list.append(el("li", { dataset: { start: seg.start_s, end: seg.end_s } }, b));
+    list.append(el("li", { dataset: { start: seg.start_s, end: seg.end_s }, ...(slide ? { class: "slide" } : {}) }, b));
   }
 }
 
