@@ -570,6 +570,10 @@ def reveals(sentence: str, options: Sequence[tuple[str, str]]) -> bool:
     return False
 
 
+ASSESSMENT_REPLY = ("This looks like a graded question, and this course is in assessment mode: I can explain the "
+                    "concept behind it from the lectures, but not pick an option. Ask me about the concept itself.")
+
+
 def strip_answer_reveals(sentences: Sequence[str], message: str) -> list[str]:
     """Assessment mode: the answer's sentences minus any that name an option of the pasted item
     by letter or text, so the explanation teaches the concept without giving the item away."""
