@@ -269,6 +269,11 @@ def _order(answer: str, distractors: list[str], key: str) -> tuple[list[str], in
 
 _DEFINES = (r"(?:is|are|was)\s+(?:a|an|the|called|just|basically|really|going to be|what|how|something)\b",
             r"(?:takes|runs|costs|gives|lets|stores|maps|uses|sorts|requires|supports|works)\b")
+# a sentence that states a result (not only one that mentions a term)
+_RESULT = re.compile(r"\b(?:stable|in place|worst case|expected|lower bound|upper bound|faster|slower|at least|at most|"
+                     r"running time|runs? in|takes?|costs?|linear|constant|logarithmic|quadratic|minimum|maximum|"
+                     r"height|comparisons|collisions?|guarantee[sd]?|always|never|only if|if and only if|because)\b",
+                     re.I)
 _ANAPHOR = re.compile(r"^(?:that|this|it|which|these|those|so that|so this|so it)\b", re.I)
 _LEAD = re.compile(r"^(?:(?:so|and|but|now|ok|okay|well|right|all right|alright|then|again|remember|basically)[,]?\s+)+",
                    re.I)
@@ -350,7 +355,7 @@ def extractive_questions(lecture_id: str, lecture_number: int, sentences: Sequen
             called = re.search(r"\b(?:call|called|known as)\s+(?:it\s+|this\s+)?(?:an?\s+|the\s+)?" + re.escape(t)
                                + r"|\b" + re.escape(t) + r"s?\s+means\b", text, re.I)
             defining = bool(m or called)
-            if not defining and (n_words < 10 or lecture_terms[t] / cterms[t] < 0.6):
+            if not defining and (n_words < 10 or lecture_terms[t] / cterms[t] < 0.6 or not _RESULT.search(text)):
                 continue
             statement = _blank(text, t)
             if not statement:

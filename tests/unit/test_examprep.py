@@ -232,3 +232,16 @@ def test_assessment_filter_on_true_false():
     kept = ep.strip_answer_reveals(["That is true.", "Merge sort splits the list in halves and merges them.",
                                     "The statement is false."], msg)
     assert kept == ["Merge sort splits the list in halves and merges them."]
+
+
+@pytest.mark.parametrize("message", ["Quiz me on hashing", "test me on merge sort", "give me practice questions"])
+def test_requests_policy_lets_quiz_requests_through(message):
+    from services.ask import requests_policy
+
+    assert not requests_policy.unsupported(message)
+
+
+def test_requests_policy_still_refuses_grading():
+    from services.ask import requests_policy
+
+    assert requests_policy.unsupported("Please grade my homework")
