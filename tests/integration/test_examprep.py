@@ -188,19 +188,28 @@ ITEM = ("Which data structure stores an item with key k at index k?\n"
         "A) hash table\nB) direct access array\nC) linked list\nD) sorted array")
 
 
+ITEMS = (ITEM, ITEM.replace("A) ", "(a) ").replace("B) ", "(b) ").replace("C) ", "(c) ").replace("D) ", "(d) "),
+         "True or False: a direct access array stores the item with key k at index k.")
+
+
 def test_assessment_mode_explains_without_naming_an_option(stack, mit):
     course, _ = mit
+    # assessment mode off: the answers do name options (so the filter below has work to do)
+    off = [_ask(stack, course, item) for item in ITEMS]
+    assert any(ep.reveals(s["text"], ep.graded_options(item)) for item, a in zip(ITEMS, off) for s in a["sentences"])
     with stack.db() as conn:
         conn.execute("UPDATE courses SET assessment_mode=true WHERE id=%s", (course,))
     try:
-        for item in (ITEM, ITEM.replace("A) ", "(a) ").replace("B) ", "(b) ").replace("C) ", "(c) ")
-                     .replace("D) ", "(d) "), "True or False: a direct access array stores the item with key k "
-                                                "at index k."):
+        for item in ITEMS:
             ans = _ask(stack, course, item)
             opts = ep.graded_options(item)
             assert ans["sentences"]
             for s in ans["sentences"]:
                 assert not ep.reveals(s["text"], opts), s["text"]
+            if ans["declined"]:  # everything it could say named an option
+                assert ans["reason"] == "assessment_mode" and ans["answer"] == ep.ASSESSMENT_REPLY
+            else:
+                assert all(s["citations"] for s in ans["sentences"])
     finally:
         with stack.db() as conn:
             conn.execute("UPDATE courses SET assessment_mode=false WHERE id=%s", (course,))
