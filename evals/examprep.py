@@ -50,7 +50,7 @@ def run(out_dir: Path = RESULTS) -> dict:
                                             q["cite_t_s"])
                         swapped.append(not ep.check(wrong, sents, span, embed).ok)
                 samples += [{"lecture": no, "stem": q["stem"], "options": q["options"], "answer_index": q["answer_index"],
-                             "chip": q["label"], "method": q["method"]} for q in g.questions[:2]]
+                             "chip": q["label"], "method": q["method"]} for q in g.questions]
     written = sum(r["written"] for r in rows)
     result = {
         "dataset": "MIT 6.006 dev lectures 3–5 (captions import)", "writer": "extractive (no key)",
@@ -60,13 +60,28 @@ def run(out_dir: Path = RESULTS) -> dict:
         "seconds_per_set": {"mean": statistics.mean(r["seconds"] for r in rows),
                             "max": max(r["seconds"] for r in rows)},
         "check_rejects_swapped_answers": sum(swapped) / max(1, len(swapped)),
-        "samples": samples[:5],
+        "samples": pick_samples(samples),
         "command": "python -m evals.examprep", "machine": "2 cores, no GPU, shared",
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "examprep-latest.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
     (out_dir / "examprep.md").write_text(markdown(result))
     return result
+
+
+def pick_samples(samples: list[dict], n: int = 5) -> list[dict]:
+    """``n`` samples: the running-time questions first (at most 2), then one per lecture in turn."""
+    timed = [s for s in samples if s["stem"].startswith("Which running time")][:2]
+    rest = [s for s in samples if s not in timed]
+    by_lecture: dict[int, list[dict]] = {}
+    for s in rest:
+        by_lecture.setdefault(s["lecture"], []).append(s)
+    out = list(timed)
+    while len(out) < n and any(by_lecture.values()):
+        for qs in by_lecture.values():
+            if qs and len(out) < n:
+                out.append(qs.pop(0))
+    return sorted(out, key=lambda s: (s["lecture"], s["chip"]))
 
 
 def sample_text(s: dict) -> str:
