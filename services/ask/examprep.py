@@ -484,7 +484,7 @@ def model_questions(writer, lecture_id: str, lecture_number: int, sentences: Seq
         passage = " ".join(s.text for s in inside)[:max_chars]
         if not inside:
             continue
-        reply = writer.complete(MODEL_PROMPT, f"Chapter: {title}\nPassage:\n{passage}")
+        reply = writer.complete(MODEL_PROMPT, f"Chapter: {title}\nPassage:\n{passage}", max_tokens=400)
         m = re.search(r"\{.*\}", reply, re.S)
         try:
             obj = json.loads(m.group(0)) if m else None

@@ -139,7 +139,7 @@ class _ChapterWriter:
     name = "groq"
     model = "fake-llama"
 
-    def complete(self, system, user):
+    def complete(self, system, user, max_tokens=120):
         passage = user.split("Passage:\n", 1)[1]
         quote = next(s for s in passage.split(". ") if len(s.split()) > 8)
         words = quote.split()
@@ -158,6 +158,34 @@ def test_model_written_set_records_the_model_and_keeps_valid_citations(stack, mi
             assert lo <= r["cite_t_s"] <= hi
             [s] = [s for s in sents if abs(s.start_s - r["cite_t_s"]) < 0.01]
             assert ep.contains(s.text, r["options"][r["answer_index"]])
+
+
+def test_cloud_writer_writes_the_set_through_its_api_and_falls_back_when_down(stack, mit, embed, fake_llm):
+    from lecturecopilot.settings import Settings
+    from services.ask.writers import configured_writers
+
+    _, ids = mit
+    writers = configured_writers(Settings(groq_api_key="gsk_test", groq_base_url=fake_llm.url, writer_order="groq",
+                                          writer_timeout_s=2.0))
+    try:
+        requests.post(f"{fake_llm.url}/_mode", json={"groq": "ok"}, timeout=5)
+        fake_llm.requests.clear()
+        with stack.db() as conn:
+            gen = store.generate(conn, ids[5], embed, writers=writers, min_interval_s=0)
+            asked = [r for r in fake_llm.requests if r["prompt"].startswith("Chapter:")]
+            assert asked and all(r["max_tokens"] == 400 for r in asked)
+            assert gen.method == Settings().groq_model and gen.kept >= 1, gen
+            rows = store.list_questions(conn, lecture_id=ids[5])
+            _, sents, (lo, hi) = store.lecture_material(conn, ids[5])
+            for r in rows:
+                assert r["method"] == gen.method and lo <= r["cite_t_s"] <= hi
+                [s] = [s for s in sents if abs(s.start_s - r["cite_t_s"]) < 0.01]
+                assert ep.contains(s.text, r["options"][r["answer_index"]])
+            requests.post(f"{fake_llm.url}/_mode", json={"groq": "429"}, timeout=5)
+            down = store.generate(conn, ids[5], embed, writers=writers, min_interval_s=0)
+            assert down.method == "extractive" and down.kept >= 1
+    finally:
+        requests.post(f"{fake_llm.url}/_mode", json={"groq": "down", "gemini": "down"}, timeout=5)
 
 
 def _ask(stack, course, question):

@@ -145,7 +145,7 @@ class FakeWriter:
         self.replies = list(replies)
         self.prompts = []
 
-    def complete(self, system, user):
+    def complete(self, system, user, max_tokens=120):
         self.prompts.append(user)
         return self.replies.pop(0)
 
