@@ -241,13 +241,16 @@ def term_distractors(answer: str, predicate: str, terms: Sequence[str], course: 
     terms nested in / containing the answer or each other, and any term the course says the
     same thing of (a sentence with the term sharing ``overlap`` of ``predicate``'s content words).
     Kinds of one thing ("fixed hash function" / "deterministic hash function") are not
-    offered against each other: they are too often synonyms."""
+    offered against each other: they are too often synonyms. A function with too few other
+    functions to stand against gets data structures (hash function / hash table is the classic
+    confusion)."""
     role = role_of(answer)
     pred = _content(predicate) - set(answer.split())
     out: list[str] = []
-    for t in terms:
-        if t == answer or role_of(t) != role or any(same_term(t, o) for o in out + [answer]) \
-                or (len(answer.split()) > 2 and t.split()[-2:] == answer.split()[-2:]):  # variants of one kind
+    roles = [role] + (["structure"] if role == "function" else [])
+    for t in sorted(terms, key=lambda t: roles.index(role_of(t)) if role_of(t) in roles else len(roles)):
+        if t == answer or role_of(t) not in roles or any(same_term(t, o) for o in out + [answer]) \
+                or any(len(x.split()) > 2 and t.split()[-2:] == x.split()[-2:] for x in out + [answer]):  # kinds of one thing
             continue
         if pred and any(contains(s, t) and len(pred & _content(s)) >= max(1, int(overlap * len(pred))) for s in course):
             continue
@@ -352,7 +355,8 @@ def extractive_questions(lecture_id: str, lecture_number: int, sentences: Sequen
             continue
         for t in sorted(here, key=lambda t: -lecture_terms[t] / cterms[t]):
             m = re.search(r"\b" + re.escape(t) + r"s?\s+(?:" + "|".join(_DEFINES) + r")", text, re.I)
-            called = re.search(r"\b(?:call|called|known as)\s+(?:it\s+|this\s+)?(?:an?\s+|the\s+)?" + re.escape(t)
+            called = re.search(r"\b(?:(?:called|known as)\s+(?:an?\s+|the\s+)?|(?:i|we)\s+(?:like to |'m going to |am "
+                               r"going to |will |would )?call(?:\s+it|\s+this|\s+that)?\s+(?:an?\s+)?)" + re.escape(t)
                                + r"|\b" + re.escape(t) + r"s?\s+means\b", text, re.I)
             defining = bool(m or called)
             if not defining and (n_words < 10 or lecture_terms[t] / cterms[t] < 0.6 or not _RESULT.search(text)):

@@ -245,3 +245,14 @@ def test_requests_policy_still_refuses_grading():
     from services.ask import requests_policy
 
     assert requests_policy.unsupported("Please grade my homework")
+
+
+def test_a_function_stands_against_data_structures_when_the_course_has_few_functions():
+    course = COURSE + ["A hash function maps keys to a small range.", "The hash function picks a bucket.",
+                       "A fixed hash function has bad inputs.", "A deterministic hash function has bad inputs too.",
+                       "The merge function takes linear time.", "Call the merge function on both halves."]
+    terms = [t for t, _ in ep.course_terms(course).most_common()]
+    d = ep.term_distractors("universal hash function", "A ____ gives few collisions for any input", terms, course)
+    assert len(d) == 3 and "merge function" in d
+    assert not ({"fixed hash function", "deterministic hash function", "hash function"} & set(d))  # kinds / nested
+    assert sum(ep.role_of(x) == "structure" for x in d) == 2
