@@ -143,11 +143,29 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                                                                      default=None)
         if target is None:
             return None
+        n = self._practice_questions(target.id)
         about = f" on {topic}" if topic else ""
-        return write.AnswerSentence(
-            f"Practice questions{about} are in Lecture {target.number}, “{target.title}”: open its exam-prep "
-            f"questions to test yourself, each explained with the moment of the lecture it comes from.",
-            [write.Cite(target.id, target.number, 0.0)])
+        text = (f"Lecture {target.number}, “{target.title}”, has {n} practice question{'s' if n != 1 else ''}{about}: "
+                f"open its exam-prep questions to test yourself, each explained with the moment of the lecture it "
+                f"comes from." if n else
+                f"Lecture {target.number}, “{target.title}”, teaches this, but it has no practice questions yet; "
+                f"start from the beginning of the lecture.")
+        return write.AnswerSentence(text, [write.Cite(target.id, target.number, 0.0)])
+
+    def _practice_questions(self, lecture_id: str) -> int:
+        """How many exam-prep questions the lecture has, writing its set (extractive, well under
+        a second) when it has none and the 5-minute regeneration limit allows."""
+        from .examprep_store import QuizError, generate
+
+        with self.pool.connection() as conn:
+            n = conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s", (lecture_id,)).fetchone()["n"]
+            if n:
+                return n
+            try:
+                return generate(conn, lecture_id, lambda texts: models.embed(self.settings.embed_model, texts)).kept
+            except QuizError as e:
+                log.info("no practice questions for %s: %s", lecture_id, e)
+                return 0
 
     def Ask(self, request, context):  # noqa: N802 - gRPC naming
         t0 = time.perf_counter()

@@ -201,9 +201,23 @@ def test_quiz_me_points_to_the_hashing_lecture(stack, mit, message):
     assert not ans["declined"] and ans["writer"] == "exam_prep", ans
     assert ans.get("reason", "") != "unsupported_request"
     [s] = ans["sentences"]
-    assert "Lecture 4" in s["text"] and "practice questions" in s["text"].lower()
+    with stack.db() as conn:
+        n = len(store.list_questions(conn, lecture_id=ids[4]))
+    assert n and s["text"].startswith(f"Lecture 4, “Hashing”, has {n} practice question"), s["text"]
     [c] = s["citations"]
     assert c["lecture_id"] == ids[4] and c["t_s"] == 0.0 and c["label"] == "L4 · 0:00"
+
+
+def test_quiz_me_writes_the_set_when_the_lecture_has_none(stack, mit):
+    course, ids = mit
+    with stack.db() as conn:
+        conn.execute("DELETE FROM quiz_questions WHERE lecture_id=%s", (ids[3],))
+        conn.execute("DELETE FROM quiz_generations WHERE lecture_id=%s", (ids[3],))
+    ans = _ask(stack, course, "test me on selection sort")
+    with stack.db() as conn:
+        rows = store.list_questions(conn, lecture_id=ids[3])
+    assert rows and ans["writer"] == "exam_prep" and f"has {len(rows)} practice question" in ans["answer"], ans
+    assert ans["sentences"][0]["citations"][0]["lecture_id"] == ids[3]
 
 
 def test_quiz_me_on_a_topic_the_course_does_not_teach_is_not_pointed_anywhere(stack, mit):
