@@ -203,3 +203,40 @@ CREATE TABLE IF NOT EXISTS rate_counters (
   n int NOT NULL,
   PRIMARY KEY (key, window_start)
 );
+
+-- Exam prep: multiple-choice practice questions per lecture (4 options, one correct), each cited
+-- at the second its explaining sentence starts. method: extractive | the model's name.
+CREATE TABLE IF NOT EXISTS quiz_questions (
+  id uuid PRIMARY KEY,
+  course_id uuid NOT NULL REFERENCES courses(id) ON DELETE CASCADE,
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  stem text NOT NULL,
+  options jsonb NOT NULL,
+  answer_index int NOT NULL CHECK (answer_index BETWEEN 0 AND 3),
+  explanation text NOT NULL,
+  cite_lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  cite_t_s double precision NOT NULL,
+  method text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS quiz_questions_lecture ON quiz_questions(lecture_id);
+CREATE TABLE IF NOT EXISTS quiz_reports (
+  question_id uuid NOT NULL REFERENCES quiz_questions(id) ON DELETE CASCADE,
+  comment text,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS quiz_attempts (
+  question_id uuid NOT NULL REFERENCES quiz_questions(id) ON DELETE CASCADE,
+  chosen_index int NOT NULL,
+  correct boolean NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+-- one row per generation of a lecture's set (regeneration: at most one per lecture every 5 minutes)
+CREATE TABLE IF NOT EXISTS quiz_generations (
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS quiz_generations_lecture ON quiz_generations(lecture_id, created_at);
+-- assessment mode: answers to pasted graded items explain the concept without naming an option
+ALTER TABLE courses ADD COLUMN IF NOT EXISTS assessment_mode boolean NOT NULL DEFAULT false;

@@ -18,4 +18,8 @@ UNSUPPORTED_REPLY = ("I can't do that here. I answer questions about this course
 
 def unsupported(message: str) -> bool:
     """True for requests the lectures can't serve (see module docstring)."""
+    from .examprep import quiz_intent  # "quiz me on hashing" is served by exam prep, never refused
+
+    if quiz_intent(message) is not None:
+        return False
     return bool(_UNSUPPORTED.search(message))

@@ -20,7 +20,7 @@ from lecturecopilot import models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
-from . import compose, followup, gate, outline, refine, requests_policy, retrieve, spelling, write
+from . import compose, examprep, followup, gate, outline, refine, requests_policy, retrieve, spelling, write
 from .search_index import EmbeddedSearchIndex
 from .writers import configured_writers
 
@@ -121,6 +121,52 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
             return h.lecture_id, refine.refine_time(self.index, h.lecture_id, h.start_s, h.end_s, topic, h.start_s)
         return locate
 
+    def _quiz_pointer(self, course_id: str, lecture_id: str | None, topic: str) -> write.AnswerSentence | None:
+        """"Quiz me on hashing": one sentence pointing to the practice questions of the lecture
+        that teaches the topic (the one lecture titled with it, else, behind the relevance gate,
+        the lecture with most of the top 6 retrieved passages, rank-weighted), cited at that
+        lecture's start; None when no lecture covers the topic."""
+        lectures = {l.id: l for l in self._lectures(course_id)}
+        if topic:
+            topic = spelling.correct(topic, self.index.course_vocabulary(course_id))
+            titled = [l for l in lectures.values() if examprep.contains(l.title, topic)
+                      or examprep.contains(topic, l.title)]
+            target = titled[0] if len(titled) == 1 and not lecture_id else None
+            if target is None and self._locate(course_id, lecture_id)(topic):  # covered: the lecture most retrieved
+                vec = self._embed(topic)
+                votes: dict[str, float] = {}
+                for rank, p in enumerate(retrieve.retrieve(self.index, course_id, lecture_id, vec, topic, k=6)):
+                    votes[p.hit.lecture_id] = votes.get(p.hit.lecture_id, 0.0) + 1.0 / (rank + 1)
+                target = lectures.get(max(votes, key=votes.get)) if votes else None
+        else:
+            target = lectures.get(lecture_id) if lecture_id else min(lectures.values(), key=lambda l: l.number,
+                                                                     default=None)
+        if target is None:
+            return None
+        n = self._practice_questions(target.id)
+        about = f" on {topic}" if topic else ""
+        text = (f"Lecture {target.number}, “{target.title}”, has {n} practice question{'s' if n != 1 else ''}{about}: "
+                f"open its exam-prep questions to test yourself, each explained with the moment of the lecture it "
+                f"comes from." if n else
+                f"Lecture {target.number}, “{target.title}”, teaches this, but it has no practice questions yet; "
+                f"start from the beginning of the lecture.")
+        return write.AnswerSentence(text, [write.Cite(target.id, target.number, 0.0)])
+
+    def _practice_questions(self, lecture_id: str) -> int:
+        """How many exam-prep questions the lecture has, writing its set (extractive, well under
+        a second) when it has none and the 5-minute regeneration limit allows."""
+        from .examprep_store import QuizError, generate
+
+        with self.pool.connection() as conn:
+            n = conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s", (lecture_id,)).fetchone()["n"]
+            if n:
+                return n
+            try:
+                return generate(conn, lecture_id, lambda texts: models.embed(self.settings.embed_model, texts)).kept
+            except QuizError as e:
+                log.info("no practice questions for %s: %s", lecture_id, e)
+                return 0
+
     def Ask(self, request, context):  # noqa: N802 - gRPC naming
         t0 = time.perf_counter()
         course_id, lecture_id, message = self._check(request, context)
@@ -140,8 +186,16 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         out: list[ask_pb2.Sentence] = []
         outcome = compose.Outcome()
 
+        with self.pool.connection() as conn:
+            assessment = conn.execute("SELECT assessment_mode FROM courses WHERE id=%s", (course_id,)).fetchone()
+        graded = bool(assessment and assessment["assessment_mode"]) and examprep.looks_like_graded_item(message)
+        hidden = 0
+
         def emit(sentence: write.AnswerSentence):
-            nonlocal first_ms
+            nonlocal first_ms, hidden
+            if graded and sentence.cites and not examprep.strip_answer_reveals([sentence.text], message):
+                hidden += 1  # assessment mode: never name an option of a pasted graded item
+                return
             cits = [ask_pb2.Citation(lecture_id=c.lecture_id, lecture_number=c.lecture_number, t_s=c.t_s,
                                      label=c.label) for c in sentence.cites]
             msg = ask_pb2.Sentence(text=sentence.text, citations=cits)
@@ -151,7 +205,12 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
             yield ask_pb2.AskEvent(delta=(" " if len(out) > 1 else "") + sentence.text)
             yield ask_pb2.AskEvent(sentence=msg)
 
-        if requests_policy.unsupported(message):
+        topic = examprep.quiz_intent(message)
+        pointer = self._quiz_pointer(course_id, lecture_id, topic) if topic is not None else None
+        if pointer is not None:
+            outcome.writer = "exam_prep"
+            yield from emit(pointer)
+        elif requests_policy.unsupported(message):
             outcome.writer, reason = "policy", "unsupported_request"
             yield from emit(write.AnswerSentence(requests_policy.UNSUPPORTED_REPLY, []))
         else:
@@ -185,6 +244,9 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                         write_span.set_attribute("lc.writer", outcome.writer or "")
                         write_span.end()
         declined = not out or (not out[0].citations and outcome.writer != "outline")
+        if not out and hidden:
+            reason = "assessment_mode"
+            yield from emit(write.AnswerSentence(examprep.ASSESSMENT_REPLY, []))
         if not out:
             reason = "not_covered"
             yield from emit(write.AnswerSentence(write.DECLINE_TEXT, []))

@@ -75,8 +75,9 @@ class Writer(Protocol):
     def stream(self, question: str, passages: list[PromptPassage], reason: str | None = None) -> Iterator[str]:
         """Yields the answer text in pieces as the model writes it."""
 
-    def complete(self, system: str, user: str) -> str:
-        """A short, whole reply (used to rewrite follow-ups). Raises WriterUnavailable."""
+    def complete(self, system: str, user: str, max_tokens: int = 120) -> str:
+        """A short, whole reply (follow-up rewrites; exam-prep questions with a larger
+        ``max_tokens``). Raises WriterUnavailable."""
 
 
 class OpenAIChatWriter:
@@ -87,11 +88,11 @@ class OpenAIChatWriter:
         self.client = client
         self.model = model
 
-    def complete(self, system: str, user: str) -> str:
+    def complete(self, system: str, user: str, max_tokens: int = 120) -> str:
         errors = _errors_of(self.client)
         try:
             out = self.client.chat.completions.create(
-                model=self.model, temperature=0, stream=False, max_tokens=120,
+                model=self.model, temperature=0, stream=False, max_tokens=max_tokens,
                 messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
             return (out.choices[0].message.content or "").strip()
         except errors as e:
@@ -131,14 +132,15 @@ class GeminiWriter:
         self.client = client
         self.model = model
 
-    def complete(self, system: str, user: str) -> str:
+    def complete(self, system: str, user: str, max_tokens: int = 120) -> str:
         import httpx
         from google.genai import errors, types
 
         try:
             out = self.client.models.generate_content(
                 model=self.model, contents=user,
-                config=types.GenerateContentConfig(system_instruction=system, temperature=0, max_output_tokens=120))
+                config=types.GenerateContentConfig(system_instruction=system, temperature=0,
+                                                   max_output_tokens=max_tokens))
             return (out.text or "").strip()
         except (errors.APIError, httpx.HTTPError) as e:
             raise WriterUnavailable(f"gemini: {type(e).__name__}: {e}") from e

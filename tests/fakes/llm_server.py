@@ -9,7 +9,8 @@
 Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."}``:
 ``down`` (503), ``429``, ``timeout`` (sleeps past the client's timeout), ``ok`` (a valid
 answer citing S1 inside its span), ``invalid`` (cites a passage that doesn't exist),
-``invalid_once`` (invalid first, ok when asked again), ``not_covered``. Follow-up rewrite prompts get "Standalone: <message> (following <last question>)". Requests are
+``invalid_once`` (invalid first, ok when asked again), ``not_covered``. Follow-up rewrite prompts get "Standalone: <message> (following <last question>)"; exam-prep prompts ("Chapter: ...")
+a JSON question quoting the passage. Requests are
 recorded (``GET /_requests``).
 """
 
@@ -44,6 +45,13 @@ def answer_for(prompt: str, mode: str, attempt: int) -> str:
         last = prompt.rsplit("Last message: ", 1)[-1].strip()
         earlier = re.findall(r"Earlier question: (.+)", prompt)
         return f"Standalone: {last} (following {earlier[-1]})" if earlier else last
+    if prompt.startswith("Chapter:"):  # an exam-prep question (services.ask.examprep.model_questions)
+        passage = prompt.split("Passage:\n", 1)[-1]
+        quote = next((x for x in passage.split(". ") if len(x.split()) >= 8), passage).strip().rstrip(".")
+        words = quote.split()
+        return json.dumps({"q": f"Which words does the lecture say after “{' '.join(words[:3])}”?",
+                           "options": [" ".join(words[3:6]), "a sorted heap of keys", "the moon landing",
+                                       "nothing at all"], "answer": 0, "quote": quote})
     if mode == "not_covered":
         return "NOT_COVERED"
     if mode == "invalid" or (mode == "invalid_once" and attempt == 0):
@@ -69,7 +77,8 @@ class FakeLLM:
 
         def behave(provider: str, prompt: str):
             self.requests.append({"provider": provider, "prompt": prompt,
-                                  "auth": request.headers.get("Authorization") or request.headers.get("x-goog-api-key")})
+                                  "auth": request.headers.get("Authorization") or request.headers.get("x-goog-api-key"),
+                                  "max_tokens": (request.get_json(silent=True) or {}).get("max_tokens")})
             mode = self.modes[provider]
             n = self.attempts.get(provider, 0)
             self.attempts[provider] = n + 1

@@ -1,0 +1,258 @@
+"""Exam prep, pure parts: terms and their roles, running times, distractors, the cloze
+questions, the blind check, "quiz me" intent, graded-item detection and assessment-mode filtering."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from services.ask import examprep as ep
+from services.ask.examprep import LectureSentence as S
+
+
+def bow_embed(texts: list[str]) -> np.ndarray:
+    """A deterministic bag-of-words embedder (hashed unigrams and bigrams), L2-normalised."""
+    out = np.zeros((len(texts), 512), dtype="float32")
+    for i, t in enumerate(texts):
+        w = ep.norm(t).split()
+        for tok in w + [a + " " + b for a, b in zip(w, w[1:])]:
+            out[i, hash(tok) % 512] += 1.0
+        out[i] /= max(1e-6, float(np.linalg.norm(out[i])))
+    return out
+
+
+LECTURE = [
+    S(0, 0.0, 5.0, "Today we talk about sorting algorithms."),
+    S(1, 5.0, 12.0, "Merge sort is a divide and conquer algorithm that splits the array in halves."),
+    S(2, 12.0, 20.0, "And we know that merge sort takes n log n time on any input."),
+    S(3, 20.0, 28.0, "Selection sort repeatedly picks the largest remaining item and swaps it to the end."),
+    S(4, 28.0, 35.0, "Selection sort takes n squared time because of the nested loops."),
+    S(5, 35.0, 42.0, "Insertion sort inserts each item into the sorted prefix."),
+    S(6, 42.0, 50.0, "Binary search finds a key in a sorted array in log n time."),
+    S(7, 50.0, 60.0, "A hash table stores items in buckets chosen by a hash function."),
+]
+OTHER = ["Counting sort takes linear time when the keys are small.",
+         "Counting sort is a stable sorting algorithm for small integer keys.",
+         "Insertion sort takes n squared time in the worst case.",
+         "Radix sort sorts digit by digit with counting sort.",
+         "Looking up a key in a direct access array takes constant time.",
+         "A direct access array stores the item with key k at index k.",
+         "Radix sort is fast when the keys are small integers.",
+         "A linked list holds the items of a chain.",
+         "A sorted array supports binary search."]
+COURSE = [s.text for s in LECTURE] + OTHER
+
+
+def test_terms_and_roles():
+    assert ep.terms_in("So in selection sort we keep a sorted array of items") == ["selection sort", "sorted array"]
+    assert ep.terms_in("we want to sort the list") == []  # a bare head or verb phrase is not a term
+    assert ep.role_of("merge sort") == ep.role_of("binary search") == "algorithm"
+    assert ep.role_of("hash table") == ep.role_of("direct access array") == "structure"
+    assert ep.same_term("merge sort", "merged sort") and ep.same_term("hash function", "universal hash function")
+    assert not ep.same_term("merge sort", "selection sort")
+
+
+def test_running_times_read_the_longest_form():
+    assert ep.running_times("merge sort takes n log n time") == [("n log n", "n log n time")]
+    assert ep.running_times("it takes theta of n time and then log n time") == [("linear", "theta of n time"),
+                                                                                 ("log n", "log n time")]
+    assert ep.running_times("in constant time") == [("constant", "constant time")]
+    assert ep.running_times("it is quadratic time") == [("n squared", "quadratic time")]
+    assert ep.running_times("a long time ago") == []
+
+
+def test_time_distractors_are_other_classes_the_course_says_and_never_for_the_subject():
+    vocab = ep.time_vocabulary(COURSE)
+    assert vocab["linear"] == "linear time" and vocab["constant"] == "constant time"
+    d = ep.time_distractors("n log n", "merge sort", vocab, COURSE)
+    assert len(d) == 3 and "n log n time" not in d
+    assert all(any(ep.contains(s, x) for s in COURSE) for x in d)  # nothing invented
+    # selection sort is said to take n squared: that class is never offered against it
+    d2 = ep.time_distractors("linear", "selection sort", vocab, COURSE + ["Selection sort takes n log n time."])
+    assert "n log n time" not in d2 and "n squared time" not in d2
+
+
+def test_term_distractors_share_the_role_and_are_not_true_of_the_statement():
+    terms = [t for t, _ in ep.course_terms(COURSE).most_common()]
+    d = ep.term_distractors("merge sort", "____ is a divide and conquer algorithm that splits the array in halves",
+                            terms, COURSE)
+    assert len(d) == 3 and all(ep.role_of(x) == "algorithm" and x != "merge sort" for x in d)
+    d2 = ep.term_distractors("hash table", "A ____ stores items in buckets", terms, COURSE)
+    # "direct access array stores the item..." shares "stores items": not offered
+    assert all(ep.role_of(x) == "structure" for x in d2) and "direct access array" not in d2
+
+
+def test_extractive_questions_are_cloze_with_a_valid_citation():
+    qs = ep.extractive_questions("L", 3, LECTURE, COURSE)
+    assert qs, "no question written"
+    kinds = {q.kind for q in qs}
+    assert kinds <= {"term", "time"} and "time" in kinds
+    by_ts = {s.start_s: s for s in LECTURE}
+    for q in qs:
+        assert len(q.options) == 4 and len(set(q.options)) == 4 and 0 <= q.answer_index < 4
+        assert ep.BLANK in q.statement and ep.statement_of(q.stem) == q.statement
+        assert q.cite_t_s in by_ts and ep.contains(by_ts[q.cite_t_s].text, q.answer)
+        assert "L3 · " in q.explanation and q.method == "extractive"
+        for o in q.options:  # every option is course text
+            assert any(ep.contains(s, o) for s in COURSE), o
+    merge = [q for q in qs if q.kind == "time" and q.subject == "merge sort"]
+    assert merge and merge[0].answer == "n log n time"
+
+
+def test_check_keeps_good_questions_and_drops_wrong_or_ambiguous_ones():
+    span = (0.0, 60.0)
+    qs = ep.extractive_questions("L", 3, LECTURE, COURSE)
+    kept, dropped = ep.checked(qs, LECTURE, span, bow_embed)
+    assert kept and not dropped
+    q = next(q for q in qs if q.kind == "time" and q.subject == "merge sort")
+    # the marked answer is not what the passage says
+    wrong = ep.Question(**{**q.__dict__, "answer_index": (q.answer_index + 1) % 4})
+    assert ep.check(wrong, LECTURE, span, bow_embed).reason == "not_in_sentence"
+    # a citation outside the lecture, or not at a sentence start
+    assert ep.check(ep.Question(**{**q.__dict__, "cite_t_s": 99.0}), LECTURE, span, bow_embed).reason == "no_citation"
+    assert ep.check(ep.Question(**{**q.__dict__, "cite_t_s": 13.0}), LECTURE, span, bow_embed).reason == "no_citation"
+    # two options stated by the explaining sentence: ambiguous
+    both = [*LECTURE[:2], S(2, 12.0, 20.0, "Merge sort takes n log n time, not log n time."), *LECTURE[3:]]
+    opts = ["n log n time", "log n time", "linear time", "constant time"]
+    amb = ep.Question("L", "?", "Merge sort takes ____.", opts, 0, "", "L", 12.0, subject="merge sort")
+    assert ep.check(amb, both, span, bow_embed).reason == "option_in_sentence"
+    # another option stated for the same subject in the passage: two defensible answers
+    near = [*LECTURE[:3], S(3, 20.0, 28.0, "Some say merge sort takes linear time."), *LECTURE[4:]]
+    amb2 = ep.Question("L", "?", "And we know that merge sort takes ____ on any input.", opts[:2] + ["linear time",
+                       "constant time"], 0, "", "L", 12.0, subject="merge sort")
+    assert ep.check(amb2, near, span, bow_embed).reason == "other_option_in_passage"
+    # duplicated options
+    dup = ep.Question(**{**q.__dict__, "options": [q.answer] * 4, "answer_index": 0})
+    assert ep.check(dup, LECTURE, span, bow_embed).reason == "bad_options"
+
+
+def test_check_embedding_vote_must_pick_the_marked_option():
+    span = (0.0, 60.0)
+    # the marked option is in the sentence, but the statement around the blank is about something else
+    q = ep.Question("L", "?", "____ repeatedly picks the largest remaining item and swaps it to the end.",
+                    ["merge sort", "selection sort", "binary search", "counting sort"], 0, "", "L", 5.0)
+    r = ep.check(q, LECTURE, span, bow_embed)
+    assert r.ok is False and r.reason == "disagrees" and r.chosen == 1
+
+
+class FakeWriter:
+    name = "groq"
+    model = "fake-70b"
+
+    def __init__(self, replies):
+        self.replies = list(replies)
+        self.prompts = []
+
+    def complete(self, system, user, max_tokens=120):
+        self.prompts.append(user)
+        return self.replies.pop(0)
+
+
+def test_model_questions_need_a_quote_from_the_chapter():
+    good = json.dumps({"q": "Which algorithm is divide and conquer?", "options": ["merge sort", "selection sort",
+                       "insertion sort", "binary search"], "answer": 0,
+                       "quote": "Merge sort is a divide and conquer algorithm"})
+    invented = json.dumps({"q": "Who invented merge sort?", "options": ["von Neumann", "Knuth", "Hoare", "Dijkstra"],
+                           "answer": 0, "quote": "von Neumann invented merge sort in 1945"})
+    w = FakeWriter([good, invented, "not json"])
+    chapters = [(0.0, 20.0, "Merge sort"), (20.0, 42.0, "Selection sort"), (42.0, 60.0, "Search")]
+    qs = ep.model_questions(w, "L", 3, LECTURE, chapters)
+    assert len(qs) == 1 and qs[0].method == "fake-70b" and qs[0].cite_t_s == 5.0 and qs[0].answer == "merge sort"
+    assert "Merge sort is a divide" in w.prompts[0]
+    kept, _ = ep.checked(qs, LECTURE, (0.0, 60.0), bow_embed)
+    assert kept == qs
+
+
+@pytest.mark.parametrize("message,topic", [
+    ("Quiz me on hashing", "hashing"), ("quiz me about merge sort please", "merge sort"),
+    ("Can you test me on radix sort?", "radix sort"), ("test me", ""),
+    ("give me practice questions on the comparison model", "comparison model"),
+    ("Give me some practice problems about counting sort", "counting sort"),
+    ("practice questions for lecture 4", "lecture 4"), ("I want to practice hashing", "hashing"),
+    ("make me a quiz on sorting", "sorting"), ("Generate 5 multiple choice questions about hash tables", "hash tables"),
+])
+def test_quiz_intent(message, topic):
+    assert ep.quiz_intent(message) == topic
+
+
+@pytest.mark.parametrize("message", [
+    "What is hashing?", "How do I test whether a hash function is universal?", "why does merge sort take n log n",
+    "is there a quiz next week", "what questions will be on the exam", "test the array for a key",
+])
+def test_not_quiz_intent(message):
+    assert ep.quiz_intent(message) is None
+
+
+@pytest.mark.parametrize("message", [
+    "Which sort is stable?\nA) selection sort\nB) counting sort\nC) heap sort\nD) quick sort",
+    "What is the running time of merge sort? a) n b) n log n c) log n d) n squared",
+    "(a) O(1) (b) O(n) (c) O(log n) (d) O(n^2) -- which is the search time in a hash table?",
+    "True or False: a direct access array uses space linear in the key range.",
+    "T/F: merge sort is stable",
+    "Counting sort is a comparison sort. True or false?",
+    "Q3. Which one is a stable sort?\nA. merge sort\nB. selection sort\nC. heapsort",
+])
+def test_graded_items_are_detected(message):
+    assert ep.looks_like_graded_item(message)
+
+
+@pytest.mark.parametrize("message", [
+    "What is a hash table?", "Explain merge sort in a) simple words", "is it true that merge sort is stable?",
+    "compare A and B trees", "what does plan B mean in the lecture",
+])
+def test_ordinary_questions_are_not_graded_items(message):
+    assert not ep.looks_like_graded_item(message)
+
+
+ITEM = "Which sort is stable?\nA) selection sort\nB) counting sort\nC) heap sort\nD) quick sort"
+
+
+@pytest.mark.parametrize("sentence", [
+    "The answer is B.", "So the correct option is (b).", "Option B is right here.", "Pick B) since it keeps order.",
+    "Counting sort keeps equal keys in their input order.", "COUNTING SORT is stable by construction.",
+    "Choice D would be wrong.", "It is A.", "The right letter is C",
+])
+def test_assessment_filter_drops_sentences_that_reveal_an_option(sentence):
+    assert ep.strip_answer_reveals([sentence], ITEM) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "A stable sort keeps items with equal keys in the order they came in.",
+    "A sorting algorithm is stable when ties keep their relative order.",
+    "The lecture uses this property to sort digit by digit, from the least significant one.",
+])
+def test_assessment_filter_keeps_concept_sentences(sentence):
+    assert ep.strip_answer_reveals([sentence], ITEM) == [sentence]
+
+
+def test_assessment_filter_on_true_false():
+    msg = "True or False: merge sort runs in n log n time."
+    kept = ep.strip_answer_reveals(["That is true.", "Merge sort splits the list in halves and merges them.",
+                                    "The statement is false."], msg)
+    assert kept == ["Merge sort splits the list in halves and merges them."]
+
+
+@pytest.mark.parametrize("message", ["Quiz me on hashing", "test me on merge sort", "give me practice questions"])
+def test_requests_policy_lets_quiz_requests_through(message):
+    from services.ask import requests_policy
+
+    assert not requests_policy.unsupported(message)
+
+
+def test_requests_policy_still_refuses_grading():
+    from services.ask import requests_policy
+
+    assert requests_policy.unsupported("Please grade my homework")
+
+
+def test_a_function_stands_against_data_structures_when_the_course_has_few_functions():
+    course = COURSE + ["A hash function maps keys to a small range.", "The hash function picks a bucket.",
+                       "A fixed hash function has bad inputs.", "A deterministic hash function has bad inputs too.",
+                       "The merge function takes linear time.", "Call the merge function on both halves."]
+    terms = [t for t, _ in ep.course_terms(course).most_common()]
+    d = ep.term_distractors("universal hash function", "A ____ gives few collisions for any input", terms, course)
+    assert len(d) == 3 and "merge function" in d
+    assert not ({"fixed hash function", "deterministic hash function", "hash function"} & set(d))  # kinds / nested
+    assert sum(ep.role_of(x) == "structure" for x in d) == 2
