@@ -22,8 +22,6 @@ import argparse
 import json
 import os
 import platform
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,6 +30,7 @@ from pathlib import Path
 import psycopg
 import requests
 
+from bench.procs import spawn, stop
 from lecturecopilot.synth import Part, synth_lecture
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,32 +52,18 @@ def lecture_parts(minutes: float, words_per_minute: int = 165) -> list[Part]:
     return parts
 
 
-def _extra_worker(settings, env_base: dict, log_path: Path) -> subprocess.Popen:
+def _extra_worker(settings, log_path: Path):
     from lecturecopilot.stack import _free_port, service_env
 
-    env = service_env(settings)
-    env.update(env_base)
     port = _free_port()
-    env["LC_HEALTH_PORT_TRANSCRIBE"] = str(port)
-    p = subprocess.Popen([sys.executable, "-m", "services.transcribe"], env=env, cwd=str(ROOT),
-                         stdout=open(log_path, "ab"), stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        try:
-            if requests.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                return p
-        except requests.RequestException:
-            pass
-        if p.poll() is not None:
-            raise RuntimeError(f"extra transcribe worker exited; see {log_path}")
-        time.sleep(0.5)
-    raise RuntimeError("extra transcribe worker did not become ready")
+    env = {**service_env(settings), "LC_HEALTH_PORT_TRANSCRIBE": str(port)}
+    return spawn("services.transcribe", env, log_path, f"http://127.0.0.1:{port}/readyz", timeout_s=180)
 
 
 def run_config(eph, video: Path, duration_s: float, lectures: int, workers: int, log_dir: Path) -> dict:
     """Uploads ``lectures`` copies at once with ``workers`` transcribe processes running; returns
     the measurements (see module docstring)."""
-    extra = [_extra_worker(eph.settings, {}, log_dir / f"transcribe-extra-{i}.log") for i in range(workers - 1)]
+    extra = [_extra_worker(eph.settings, log_dir / f"transcribe-extra-{i}.log") for i in range(workers - 1)]
     try:
         course = eph.create_course(f"bench {workers}w")
         ids, t_up = [], {}
@@ -117,12 +102,7 @@ def run_config(eph, video: Path, duration_s: float, lectures: int, workers: int,
         return {"workers": workers, "lectures": lectures, "lectures_detail": per, "makespan_s": round(makespan, 1),
                 "throughput_lecture_min_per_min": round(lectures * duration_s / makespan, 2)}
     finally:
-        for p in extra:
-            try:
-                os.killpg(p.pid, signal.SIGTERM)
-                p.wait(timeout=20)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                os.killpg(p.pid, signal.SIGKILL)
+        stop(extra)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,6 @@ import json
 import os
 import platform
 import re
-import signal
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,8 @@ from pathlib import Path
 import psycopg
 import requests
 
+from bench.procs import spawn, stop
+
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "scale_out.json"
 
@@ -50,35 +51,6 @@ def _cpu_s(pid: int) -> float:
     """CPU seconds (user + system) of ``pid`` (clock ticks from /proc/<pid>/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _spawn(module: str, env: dict, log: Path, ready_url: str, timeout_s: float = 240) -> subprocess.Popen:
-    p = subprocess.Popen([sys.executable, "-m", module], env=env, cwd=str(ROOT), stdout=open(log, "ab"),
-                         stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        try:
-            if requests.get(ready_url, timeout=1).status_code == 200:
-                return p
-        except requests.RequestException:
-            pass
-        if p.poll() is not None:
-            raise RuntimeError(f"{module} exited at start; see {log}")
-        time.sleep(0.5)
-    raise RuntimeError(f"{module} did not become ready; see {log}")
-
-
-def _stop(procs: list[subprocess.Popen]) -> None:
-    for p in procs:
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
-    for p in procs:
-        try:
-            p.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(p.pid, signal.SIGKILL)
 
 
 def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path) -> list[dict]:
@@ -100,13 +72,13 @@ def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path)
             for i in range(r - 1):
                 port, health = _free_port(), _free_port()
                 env = {**base_env, "LC_ASK_PORT": str(port), "LC_HEALTH_PORT_ASK": str(health)}
-                extra.append(_spawn("services.ask", env, logs / f"ask-extra-{port}.log",
+                extra.append(spawn("services.ask", env, logs / f"ask-extra-{port}.log",
                                     f"http://127.0.0.1:{health}/healthz"))
                 addrs.append(f"127.0.0.1:{port}")
                 pids.append(extra[-1].pid)
             gw_port = _free_port()
             env = {**base_env, "LC_GATEWAY_PORT": str(gw_port), "LC_ASK_TARGET_URI": "ipv4:" + ",".join(addrs)}
-            extra.append(_spawn("services.gateway", env, logs / f"gateway-bench-{gw_port}.log",
+            extra.append(spawn("services.gateway", env, logs / f"gateway-bench-{gw_port}.log",
                                 f"http://127.0.0.1:{gw_port}/readyz"))
             base = f"http://127.0.0.1:{gw_port}"
 
@@ -131,7 +103,7 @@ def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path)
             print(json.dumps(row), flush=True)
             out.append(row)
         finally:
-            _stop(extra)
+            stop(extra)
     return out
 
 
@@ -150,11 +122,11 @@ def bench_workers(eph, workers: list[int], lectures: int, minutes: float, logs: 
             for i in range(w - 1):
                 hp = _free_port()
                 tlog = logs / f"transcribe-w{w}-{i}.log"
-                extra.append(_spawn("services.transcribe", {**base_env, "LC_HEALTH_PORT_TRANSCRIBE": str(hp)}, tlog,
+                extra.append(spawn("services.transcribe", {**base_env, "LC_HEALTH_PORT_TRANSCRIBE": str(hp)}, tlog,
                                     f"http://127.0.0.1:{hp}/readyz"))
                 tlogs.append(tlog)
                 hp = _free_port()
-                extra.append(_spawn("services.index", {**base_env, "LC_HEALTH_PORT_INDEX": str(hp)},
+                extra.append(spawn("services.index", {**base_env, "LC_HEALTH_PORT_INDEX": str(hp)},
                                     logs / f"index-w{w}-{i}.log", f"http://127.0.0.1:{hp}/readyz"))
             marks = [p.stat().st_size if p.exists() else 0 for p in tlogs]
             course = eph.create_course(f"scale {w} workers")
@@ -192,7 +164,7 @@ def bench_workers(eph, workers: list[int], lectures: int, minutes: float, logs: 
             print(json.dumps(row), flush=True)
             out.append(row)
         finally:
-            _stop(extra)
+            stop(extra)
     return out
 
 

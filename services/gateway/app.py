@@ -298,9 +298,10 @@ def create_app() -> Flask:
             conn.execute("UPDATE courses SET title=%s, visibility=%s WHERE id=%s", (title, visibility, c["id"]))
         return {"id": str(c["id"]), "title": title, "visibility": visibility}
 
-    def ingest_call(method: str, path: str) -> requests.Response:
+    def ingest_call(method: str, path: str, *, timeout_s: float = 60, **kw) -> requests.Response:
+        """``method path`` on the ingest service (``kw`` as for ``requests.request``); 503 when unreachable."""
         try:
-            return requests.request(method, f"{settings.ingest_url}{path}", timeout=60)
+            return requests.request(method, f"{settings.ingest_url}{path}", timeout=timeout_s, **kw)
         except requests.RequestException:
             raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
 
@@ -351,10 +352,7 @@ def create_app() -> Flask:
 
     # -- resumable uploads: Content-Range chunks, relayed to ingest (services/ingest/resumable.py)
     def relay_ingest(method: str, path: str, **kw) -> Response:
-        try:
-            resp = requests.request(method, f"{settings.ingest_url}{path}", timeout=3600, **kw)
-        except requests.RequestException:
-            raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
+        resp = ingest_call(method, path, timeout_s=3600, **kw)
         return Response(resp.content, status=resp.status_code, content_type="application/json")
 
     @app.post("/api/courses/<course_id>/uploads")
