@@ -183,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     from lecturecopilot.stack import ephemeral
 
     record = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(),
-              "machine": platform.machine(), "command": "python -m bench.scale_out " + " ".join(argv or sys.argv[1:])}
+              "machine": platform.machine(), "command": "python -m bench.scale_out " + " ".join(argv or sys.argv[1:]),
+              "whisper_threads": int(os.environ.get("LC_WHISPER_THREADS", "2"))}
     with tempfile.TemporaryDirectory(prefix="lc-scale-") as tmp_s:
         tmp = Path(tmp_s)
         with ephemeral(tmp / "stack", whisper_model="tiny.en") as eph:
