@@ -108,7 +108,7 @@ def _shots(video: Path, workdir: Path, sample_fps: float, min_content: float, mi
     try:
         scenes = detect(str(proxy), AdaptiveDetector(adaptive_threshold=3.0, min_content_val=min_content,
                                                      min_scene_len=max(1, int(min_shot_s * sample_fps))))
-        shots = [(s.get_seconds(), e.get_seconds()) for s, e in scenes]
+        shots = [(float(s.seconds), float(e.seconds)) for s, e in scenes]
     finally:
         proxy.unlink(missing_ok=True)
     if not shots:  # no cut at all: one shot, the whole video
