@@ -98,6 +98,14 @@ def meter(name: str = "lecture-copilot") -> metrics.Meter:
     return metrics.get_meter(name)
 
 
+def grpc_metadata() -> list[tuple[str, str]]:
+    """The current trace context as gRPC call metadata (``traceparent``; the server's gRPC
+    instrumentation continues the trace from it)."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return list(carrier.items())
+
+
 def inject(headers: dict) -> dict:
     """Adds the current trace context (W3C ``traceparent``) to ``headers``; returns them."""
     propagate.inject(headers)

@@ -123,6 +123,22 @@ def _errors_of(client) -> tuple[type[BaseException], ...]:
     return (openai.APIError,)
 
 
+def _gemini_errors() -> tuple[type[BaseException], ...]:
+    """What google-genai raises for an outage, a rate limit or a timeout: its ``APIError`` and the
+    HTTP client's errors (google-genai 3.x sends with ``httpx2``, earlier releases with ``httpx``)."""
+    import httpx
+    from google.genai import errors
+
+    out: tuple[type[BaseException], ...] = (errors.APIError, httpx.HTTPError)
+    try:
+        import httpx2
+
+        out += (httpx2.HTTPError,)
+    except ImportError:
+        pass
+    return out
+
+
 class GeminiWriter:
     """Google Gemini through ``google-genai``, streamed."""
 
@@ -133,8 +149,7 @@ class GeminiWriter:
         self.model = model
 
     def complete(self, system: str, user: str, max_tokens: int = 120) -> str:
-        import httpx
-        from google.genai import errors, types
+        from google.genai import types
 
         try:
             out = self.client.models.generate_content(
@@ -142,12 +157,11 @@ class GeminiWriter:
                 config=types.GenerateContentConfig(system_instruction=system, temperature=0,
                                                    max_output_tokens=max_tokens))
             return (out.text or "").strip()
-        except (errors.APIError, httpx.HTTPError) as e:
+        except _gemini_errors() as e:
             raise WriterUnavailable(f"gemini: {type(e).__name__}: {e}") from e
 
     def stream(self, question: str, passages: list[PromptPassage], reason: str | None = None) -> Iterator[str]:
-        import httpx
-        from google.genai import errors, types
+        from google.genai import types
 
         try:
             for chunk in self.client.models.generate_content_stream(
@@ -155,7 +169,7 @@ class GeminiWriter:
                     config=types.GenerateContentConfig(system_instruction=SYSTEM_PROMPT, temperature=0)):
                 if chunk.text:
                     yield chunk.text
-        except (errors.APIError, httpx.HTTPError) as e:
+        except _gemini_errors() as e:
             raise WriterUnavailable(f"gemini: {type(e).__name__}: {e}") from e
 
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import logging
+import queue
+import threading
 import time
 import uuid
 from datetime import timedelta
@@ -77,14 +79,16 @@ def _status_json(r: dict) -> dict:
     return {"status": r["status"], "stage": r["stage"], "progress": r["progress"], "error": r["error"]}
 
 
+FIRST_EVENT_WAIT_S = 0.5  # how long a streamed ask waits for ask's first event before sending headers
+KEEPALIVE_S = 1.0  # SSE comment interval while ask is still working
+
+
 def create_app() -> Flask:
     settings = get_settings()
     tracing = telemetry.setup("gateway")
-    if tracing:  # before the channel exists, so its calls carry the trace context to ask (and ingest)
-        from opentelemetry.instrumentation.grpc import GrpcInstrumentorClient
+    if tracing:  # calls to ingest carry the trace context; calls to ask carry it in their metadata
         from opentelemetry.instrumentation.requests import RequestsInstrumentor
 
-        GrpcInstrumentorClient().instrument()
         RequestsInstrumentor().instrument()
     pool = db.make_pool(settings, max_size=16)
     # round_robin: with several ask addresses (LC_ASK_TARGET_URI) every call goes to the next replica
@@ -493,7 +497,7 @@ def create_app() -> Flask:
             raise ApiError(400, "invalid_k", "'k' must be an integer from 1 to 50.")
         try:
             resp = ask.Search(ask_pb2.SearchRequest(course_id=str(c["id"]), query=query, k=k, lecture_id=lecture_id),
-                              timeout=30)
+                              timeout=30, metadata=telemetry.grpc_metadata())
         except grpc.RpcError as e:
             raise grpc_error(e) from None
         return {"results": [{"lecture_id": p.lecture_id, "lecture_number": p.lecture_number, "start_s": p.start_s,
@@ -533,7 +537,9 @@ def create_app() -> Flask:
                     "questions today")
         req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
                                  conversation_id=conversation_id)
-        call = ask.Ask(req, timeout=60)
+        # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
+        # the call in a generator that cannot be cancelled when the client goes away
+        call = ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
         wants_sse = "text/event-stream" in request.headers.get("Accept", "")
         if not wants_sse:
             try:
@@ -543,32 +549,57 @@ def create_app() -> Flask:
             except grpc.RpcError as e:
                 raise grpc_error(e) from None
             raise ApiError(500, "ask_failed", "The answer ended without a result.")
-        # Fail before streaming starts when the request itself is bad (404/400 as JSON).
+        # The stream is read by a thread into a queue, so the relay can send SSE keep-alive comments
+        # while ask works: a client that has gone away is noticed at the next write (within
+        # KEEPALIVE_S) and the call is cancelled, which stops the work in ask.
+        events: queue.Queue = queue.Queue()
+
+        def pump() -> None:
+            try:
+                for ev in call:
+                    events.put(("event", ev))
+                events.put(("end", None))
+            except grpc.RpcError as e:
+                events.put(("error", e))
+
+        threading.Thread(target=pump, daemon=True, name="ask-stream").start()
+        # Fail before streaming starts when the request itself is bad (404/400 as JSON): ask
+        # refuses those at once.
         try:
-            first = next(call)
-        except grpc.RpcError as e:
-            raise grpc_error(e) from None
+            first = events.get(timeout=FIRST_EVENT_WAIT_S)
+        except queue.Empty:
+            first = None
+        if first is not None and first[0] == "error":
+            raise grpc_error(first[1]) from None
 
         def sse(event: str, payload: dict) -> str:
             return f"event: {event}\ndata: {json.dumps(payload)}\n\n"
 
         def relay():
+            item = first
             try:
-                ev = first
                 while True:
-                    kind = ev.WhichOneof("event")
-                    if kind == "delta":
+                    if item is None:
+                        try:
+                            item = events.get(timeout=KEEPALIVE_S)
+                        except queue.Empty:
+                            yield ": keep-alive\n\n"
+                            continue
+                    kind, ev = item
+                    item = None
+                    if kind == "end":
+                        return
+                    if kind == "error":
+                        err = grpc_error(ev)
+                        yield sse("error", {"code": err.code, "message": err.message})
+                        return
+                    which = ev.WhichOneof("event")
+                    if which == "delta":
                         yield sse("delta", {"text": ev.delta})
-                    elif kind == "sentence":
+                    elif which == "sentence":
                         yield sse("sentence", sentence_json(ev.sentence))
-                    elif kind == "done":
+                    elif which == "done":
                         yield sse("done", done_json(ev.done))
-                    ev = next(call)
-            except StopIteration:
-                return
-            except grpc.RpcError as e:
-                err = grpc_error(e)
-                yield sse("error", {"code": err.code, "message": err.message})
             except GeneratorExit:  # the client went away: stop the work in ask
                 log.info("client went away; cancelling the answer")
                 call.cancel()

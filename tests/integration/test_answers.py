@@ -154,3 +154,34 @@ def test_follow_up_rewritten_by_the_model_when_one_is_configured(stack, course, 
     assert second["rewritten_question"] == "Standalone: and for merge sort? (following What is counting sort?)"
     rewrite_calls = [r for r in fake_llm.requests if r["prompt"].startswith("Conversation:")]
     assert len(rewrite_calls) == 1
+
+
+def test_slow_answer_streams_keep_alives_and_a_client_that_leaves_stops_the_work(stack, course, modes):
+    """Both cloud writers hang (1.5 s timeout each): the SSE stream sends keep-alive comments
+    meanwhile; a client that closes the connection is noticed at the next write, the gRPC call
+    is cancelled, and ask stops before recording an answer. A client that stays gets the answer."""
+    import socket
+    import time
+
+    modes(groq="timeout", gemini="timeout")
+    # one that stays: keep-alive comments, then the answer
+    with requests.post(f"{stack.base}/api/courses/{course[0]}/ask", stream=True, timeout=60,
+                       headers={"Accept": "text/event-stream"}, json={"question": Q}) as r:
+        lines = [ln for ln in r.iter_lines(decode_unicode=True)]
+    assert ": keep-alive" in lines and "event: done" in lines
+    # one that leaves at once, while the writers are still waiting (they give up at 1.5 s and 3 s)
+    question = "How does merge sort combine the halves, asked by someone who leaves?"
+    host, port = stack.base.rsplit("/", 1)[-1].split(":")
+    body = '{"question": "%s"}' % question
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall((f"POST /api/courses/{course[0]}/ask HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+                   f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n{body}").encode())
+        time.sleep(0.2)
+    time.sleep(6)  # both writers would have given up and the extractive answer been written by now
+    with stack.db() as conn:
+        recorded = conn.execute("SELECT count(*) FROM answers WHERE question=%s", (question,)).fetchone()[0]
+    assert recorded == 0
+    gateway_log = (stack.settings.data_dir / "logs" / "gateway.log").read_text()
+    assert "client went away; cancelling the answer" in gateway_log
+    ask_log = (stack.settings.data_dir / "logs" / "ask.log").read_text()
+    assert "client went away; stopped writing" in ask_log or "client went away; answer not recorded" in ask_log

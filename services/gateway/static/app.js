@@ -292,6 +292,7 @@ function parseSSE(buf, onEvent) {
       if (line.startsWith("event:")) event = line.slice(6).trim();
       else if (line.startsWith("data:")) data += line.slice(5).trim();
     }
+    if (!data && event === "message") continue;  // a ": keep-alive" comment while the answer is written
     onEvent(event, data ? JSON.parse(data) : {});
   }
   return buf;
