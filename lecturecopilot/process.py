@@ -16,22 +16,25 @@ from .settings import Settings
 VIDEO_SUFFIXES = (".mp4", ".mov", ".webm", ".m4v")
 
 
-def _course_id(pool, course: str) -> str:
-    """The id of ``course`` (an id, or a title: the oldest course with it, created when none)."""
+def _course_id(pool, course: str) -> tuple[str, bool]:
+    """``(id, created)`` of ``course`` (an id, or a title: the oldest course with it, created when
+    none). Raises ``ValueError`` for a blank title."""
     with pool.connection() as conn:
         try:
             row = conn.execute("SELECT id FROM courses WHERE id=%s", (str(uuid.UUID(course)),)).fetchone()
             if row:
-                return str(row["id"])
+                return str(row["id"]), False
         except ValueError:
             pass
-        row = conn.execute("SELECT id FROM courses WHERE title=%s ORDER BY created_at LIMIT 1", (course,)).fetchone()
+        title = " ".join(course.split())
+        if not title or len(title) > 200:
+            raise ValueError("--course must be a course id or a title of 1 to 200 characters")
+        row = conn.execute("SELECT id FROM courses WHERE title=%s ORDER BY created_at LIMIT 1", (title,)).fetchone()
         if row:
-            return str(row["id"])
+            return str(row["id"]), False
         cid = str(uuid.uuid4())
-        conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, course))
-        print(f"created course {course!r} ({cid})")
-        return cid
+        conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, title))
+        return cid, True
 
 
 def process_file(settings: Settings, args: argparse.Namespace) -> int:
@@ -57,7 +60,11 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
     pool = db.make_pool(settings, max_size=2)
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream)
     try:
-        course_id = _course_id(pool, args.course)
+        try:
+            course_id, created = _course_id(pool, args.course)
+        except ValueError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
         files = []
         try:
             video = captions_up = None
@@ -73,11 +80,16 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
                                     video=video, captions=captions_up, language=args.language)
         except IngestError as e:
             print(f"refused: {e}", file=sys.stderr)
+            if created:  # leave no empty course behind
+                with pool.connection() as conn:
+                    conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
             return 1
         finally:
             for f in files:
                 f.close()
         lecture_id = result["lecture_id"]
+        if created:
+            print(f"created course {args.course!r} ({course_id})")
         print(f"queued lecture {lecture_id} in course {course_id}")
         if args.no_wait:
             return 0

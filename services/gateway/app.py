@@ -180,7 +180,7 @@ def create_app() -> Flask:
                                f"The request body is larger than {settings.max_json_bytes} bytes.")
         try:
             data = json.loads(raw) if request.is_json else None
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's parser goes
             data = None
         if not isinstance(data, dict):
             raise ApiError(400, "invalid_json", "The body must be a JSON object.")
@@ -407,6 +407,11 @@ def create_app() -> Flask:
         number = data.get("number", r["number"])
         if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999:
             raise ApiError(400, "invalid_number", "'number' must be an integer from 0 to 9999.")
+        with pool.connection() as conn:
+            if conn.execute("SELECT 1 FROM lectures WHERE course_id=%s AND number=%s AND id<>%s",
+                            (r["course_id"], number, r["id"])).fetchone():
+                raise ApiError(409, "number_taken", f"The course already has a lecture {number}; citations name "
+                                                    "lectures by number, so each needs its own.")
         with pool.connection() as conn:
             row = conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
                                (title, number, r["id"])).fetchone()

@@ -84,17 +84,32 @@ def _end(sentences: Sequence[Sentence]) -> float:
 
 
 def merge_slides(sentences: Sequence[Sentence], slides: Sequence[tuple[float, str]], *,
-                 span_s: float = 1.0) -> list[Sentence]:
+                 span_s: float = 1.0, near_s: float = 60.0) -> list[Sentence]:
     """Spoken sentences plus one sentence per slide, in time order.
 
     ``slides`` are ``(start_s, text)`` of slides as they appear; each becomes a sentence from
     ``start_s`` to ``start_s + span_s`` (it has no words, so a citation of it lands on the
-    second the slide appears). Empty slide texts are dropped. A slide starting at the same
-    second as a spoken sentence comes after it.
+    second the slide appears). Empty slide texts are dropped, and so is a slide the lecturer reads
+    aloud within ``near_s`` seconds (its words are already in the transcript, with better times).
+    A slide starting at the same second as a spoken sentence comes after it.
     """
     extra = [Sentence(float(t), float(t) + span_s, text.strip(), kind="slide") for t, text in slides
-             if text and text.strip()]
+             if text and text.strip() and not _said_nearby(text, float(t), sentences, near_s)]
     return sorted([*sentences, *extra], key=lambda s: (s.start_s, not s.words))
+
+
+def _said_nearby(slide: str, t_s: float, sentences: Sequence[Sentence], near_s: float) -> bool:
+    """True when the slide's text is spoken almost word for word within ``near_s`` seconds (a
+    lecturer reading the slide aloud): rapidfuzz ``partial_ratio`` ≥ 90 of the body (the text after
+    a "Title:" prefix) against one spoken sentence or two consecutive ones."""
+    from rapidfuzz import fuzz
+
+    body = slide.split(": ", 1)[-1].strip().lower()
+    if len(body.split()) < 4:
+        return False
+    near = [s.text.lower() for s in sentences if abs(s.start_s - t_s) <= near_s]
+    pairs = near + [a + " " + b for a, b in zip(near, near[1:])]
+    return any(fuzz.partial_ratio(body, p) >= 90 for p in pairs if len(p) >= 0.8 * len(body))
 
 
 def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_s: float = 90.0,

@@ -117,6 +117,10 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
             if not duration:
                 duration = words[-1].end_s
         with pool.connection() as conn:
+            if number is not None and conn.execute(
+                    "SELECT 1 FROM lectures WHERE course_id=%s AND number=%s", (course_id, number)).fetchone():
+                raise IngestError(f"The course already has a lecture {number}; choose another number "
+                                  "(citations name lectures by number).", status=409, code="number_taken")
             if number is None:
                 number = conn.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM lectures WHERE course_id=%s",
                                       (course_id,)).fetchone()["n"]

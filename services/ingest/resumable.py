@@ -64,7 +64,11 @@ def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
         course_id = str(uuid.UUID(course_id))
     except ValueError:
         raise IngestError("Unknown course.", status=404, code="not_found") from None
-    if Path(filename or "").suffix.lower() not in VIDEO_EXTENSIONS:
+    if (not filename or len(filename) > 255 or "\x00" in filename or "/" in filename
+            or any(0xD800 <= ord(c) <= 0xDFFF or ord(c) < 32 for c in filename)):
+        raise IngestError("'filename' must be a plain file name (at most 255 characters, no control characters "
+                          "or slashes).", code="invalid_filename")
+    if Path(filename).suffix.lower() not in VIDEO_EXTENSIONS:
         raise IngestError(f"{filename!r} is not a supported video type (MP4, MOV, WebM).", status=415,
                           code="unsupported_type")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
@@ -108,9 +112,14 @@ def put_chunk(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
     rng = parse_content_range_header(content_range) if content_range else None
     if rng is None or rng.units != "bytes" or rng.start is None:
         raise IngestError("Send each chunk with 'Content-Range: bytes FIRST-LAST/SIZE'.", code="invalid_range")
+    if rng.length is None:
+        raise IngestError(f"The range must name the total size ('bytes FIRST-LAST/{row['size']}').",
+                          code="invalid_range")
     if rng.length != row["size"]:
         raise IngestError(f"The range's total {rng.length} is not the declared size {row['size']}.",
                           code="size_mismatch")
+    if rng.stop > row["size"]:
+        raise IngestError(f"The range ends past the declared size {row['size']}.", code="invalid_range")
     part = _part_path(store, upload_id)
     with pool.connection() as conn, conn.transaction():
         locked = conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s)) AS ok", (upload_id,)).fetchone()["ok"]

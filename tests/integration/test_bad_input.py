@@ -122,6 +122,32 @@ def test_bad_question(stack, course, body):
     _assert_error(r, 400, "invalid_question")
 
 
+def test_a_lecture_number_is_used_once_per_course(stack, tmp_path):
+    course = stack.create_course("Numbered")
+    vtt = b"WEBVTT\n\n00:01.000 --> 00:04.000\nA heap is a binary tree with the heap property.\n"
+    first = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                          files={"captions": ("a.vtt", vtt, "text/vtt")}, data={"title": "A", "number": "3"})
+    assert first.status_code == 202, first.text
+    again = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                          files={"captions": ("b.vtt", vtt, "text/vtt")}, data={"title": "B", "number": "3"})
+    _assert_error(again, 409, "number_taken")
+    other = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                          files={"captions": ("c.vtt", vtt, "text/vtt")}, data={"title": "C"})
+    assert other.status_code == 202
+    r = requests.patch(f"{stack.base}/api/lectures/{other.json()['lecture_id']}", json={"number": 3},
+                       headers=stack.admin, timeout=10)
+    _assert_error(r, 409, "number_taken")
+    lectures = requests.get(f"{stack.base}/api/courses/{course}", timeout=10).json()["lectures"]
+    assert sorted(lec["number"] for lec in lectures) == [3, 4]
+
+
+def test_deeply_nested_json_is_a_400_not_a_500(stack, course):
+    body = '{"question": "a", "x": ' + "[" * 20000 + "]" * 20000 + "}"
+    r = requests.post(f"{stack.base}/api/courses/{course}/ask", data=body, timeout=10,
+                      headers={"Content-Type": "application/json"})
+    _assert_error(r, 400, "invalid_json")
+
+
 def test_non_json_body(stack, course):
     r = requests.post(f"{stack.base}/api/courses/{course}/ask", data="question=hi", timeout=10,
                       headers={"Content-Type": "application/x-www-form-urlencoded"})

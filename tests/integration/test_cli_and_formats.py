@@ -48,6 +48,10 @@ def test_cli_refuses_a_bad_file_with_the_reason(stack, tmp_path):
     assert "refused:" in out.stderr and "not a readable video" in out.stderr
     missing = _cli("process", str(tmp_path / "nope.mp4"), "--course", "CLI refusals")
     assert missing.returncode == 2 and "is not a file" in missing.stderr
+    blank = _cli("process", str(fake), "--course", "   ")
+    assert blank.returncode == 2 and "--course" in blank.stderr
+    titles = [c["title"] for c in requests.get(f"{stack.base}/api/courses", timeout=10).json()["courses"]]
+    assert "CLI refusals" not in titles and "   " not in titles  # a refused file leaves no empty course
 
 
 def test_webm_screen_recording_gets_a_web_copy(stack, tmp_path, synth_video):

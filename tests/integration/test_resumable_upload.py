@@ -67,6 +67,16 @@ def test_resumable_upload_refusals(stack, tmp_path):
     _err(_start(stack, course, "big.mp4", 3 * 1024**3), 413, "too_large")
     _err(_start(stack, course, "x.mp4", -4), 400, "invalid_size")
     _err(_start(stack, course, "x.mp4", "ten"), 400, "invalid_size")
+    _err(_start(stack, course, "a\u0000b.mp4", 100), 400, "invalid_filename")
+    _err(_start(stack, course, "../../etc/x.mp4", 100), 400, "invalid_filename")
+    # a chunk running past the declared size, or a range without a total, changes nothing
+    uid = _start(stack, course, "v.mp4", 1000).json()["upload_id"]
+    _err(_put(stack, uid, b"x" * 1200, 0, 1000), 400, "invalid_range")
+    r = requests.put(f"{stack.base}/api/uploads/{uid}", data=b"x" * 10, timeout=10,
+                     headers={**stack.admin, "Content-Range": "bytes 0-9/*"})
+    assert "total size" in _err(r, 400, "invalid_range")
+    st = requests.get(f"{stack.base}/api/uploads/{uid}", headers=stack.admin, timeout=10).json()
+    assert st["state"] == "receiving" and st["offset"] == 0
     _err(requests.get(f"{stack.base}/api/uploads/not-an-id", headers=stack.admin, timeout=10), 404, "not_found")
     _err(requests.post(f"{stack.base}/api/courses/{course}/uploads", json={"filename": "x.mp4", "size": 3},
                        timeout=10), 401, "unauthorized")

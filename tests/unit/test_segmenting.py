@@ -73,3 +73,16 @@ def test_slide_sentence_takes_a_short_first_line_as_title():
     assert slide_sentence(["One long line that is a whole sentence with no title at all here"]) == \
         "One long line that is a whole sentence with no title at all here."
     assert slide_sentence(["", "  "]) == ""
+
+
+def test_a_slide_read_aloud_is_not_added_twice():
+    from services.index.core import Sentence, TimedWord, merge_slides
+
+    spoken = [Sentence(10.0, 16.0, "Chaining keeps a linked list of the keys in each slot.", [TimedWord(10.0, 16.0, "x")]),
+              Sentence(300.0, 306.0, "Now something else entirely.", [TimedWord(300.0, 306.0, "y")])]
+    read_aloud = (5.0, "Chaining: chaining keeps a linked list of the keys in each slot.")
+    not_said = (8.0, "Open addressing: probe other slots until an empty one turns up.")
+    said_later = (200.0, "Chaining: chaining keeps a linked list of the keys in each slot.")  # 190 s before it is said
+    out = merge_slides(spoken, [read_aloud, not_said])
+    assert [s.kind for s in out] == ["slide", "speech", "speech"] and out[0].text.startswith("Open addressing")
+    assert any(s.kind == "slide" for s in merge_slides(spoken, [said_later], near_s=60))
