@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import smtplib
 from email.message import EmailMessage
-from email.utils import make_msgid
+from email.utils import formatdate, make_msgid
 
 from .settings import Settings
 
@@ -31,6 +31,7 @@ def send_mail(settings: Settings, to: str, subject: str, body: str, *, timeout_s
     msg["To"] = to
     msg["Subject"] = subject
     msg["Message-ID"] = make_msgid(domain="lecture-copilot")
+    msg["Date"] = formatdate(localtime=False)
     msg.set_content(body)
     with smtplib.SMTP(settings.smtp_host, settings.smtp_port, timeout=timeout_s) as smtp:
         if settings.smtp_starttls:

@@ -85,7 +85,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
         raise IngestError(f"{captions.filename!r} is not a WebVTT (.vtt) or SRT (.srt) file.", status=415,
                           code="unsupported_type")
     title = " ".join((title or "").split()) or Path((video or captions).filename).stem
-    if "\x00" in title or any(0xD800 <= ord(c) <= 0xDFFF for c in title):
+    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in title):
         raise IngestError("'title' contains characters that are not allowed.", code="invalid_title")
     if len(title) > 200:
         raise IngestError("'title' must be at most 200 characters.", code="invalid_title")
@@ -189,11 +189,16 @@ def delete_lectures(*, pool: ConnectionPool, store: MediaStore, lecture_ids: lis
     folders; with ``course_id``, the course row too (and by cascade its answers). The ask
     service's search index drops a lecture's points at its next sync with Postgres (the row is
     gone), and workers drop in-flight events of a deleted lecture. Returns the lectures deleted."""
+    uploads: list[str] = []
     with pool.connection() as conn:
         with conn.transaction():
             n = conn.execute("DELETE FROM lectures WHERE id = ANY(%s::uuid[])", (lecture_ids,)).rowcount
             if course_id is not None:
+                uploads = [str(r["id"]) for r in conn.execute("SELECT id FROM uploads WHERE course_id=%s",
+                                                              (course_id,)).fetchall()]
                 conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
     for lid in lecture_ids:
         store.delete_lecture(lid)
+    for uid in uploads:  # resumable uploads still receiving: their bytes go with the course
+        (store.root / "uploads" / f"{uid}.part").unlink(missing_ok=True)
     return n

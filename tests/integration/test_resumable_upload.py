@@ -88,3 +88,14 @@ def test_resumable_upload_refusals(stack, tmp_path):
     st = requests.get(f"{stack.base}/api/uploads/{uid}", headers=stack.admin, timeout=10).json()
     assert st["state"] == "refused" and st["lecture_id"] is None and "not a readable video" in st["error"]
     assert requests.get(f"{stack.base}/api/courses/{course}", timeout=10).json()["lectures"] == []
+
+
+def test_deleting_a_course_removes_its_unfinished_uploads(stack):
+    course = stack.create_course("Abandoned upload")
+    uid = _start(stack, course, "half.mp4", 1000).json()["upload_id"]
+    assert _put(stack, uid, b"x" * 400, 0, 1000).json()["offset"] == 400
+    part = stack.settings.media_dir / "uploads" / f"{uid}.part"
+    assert part.exists()
+    assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=30).status_code == 204
+    assert not part.exists()
+    _err(requests.get(f"{stack.base}/api/uploads/{uid}", headers=stack.admin, timeout=10), 404, "not_found")
