@@ -20,6 +20,7 @@ import uuid
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import grpc
 import requests
@@ -32,7 +33,7 @@ from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
 
-from . import accounts, limits, security
+from . import accounts, limits, quiz_routes, security
 from .auth import principal_for
 
 log = logging.getLogger("services.gateway")
@@ -42,9 +43,10 @@ STATIC = Path(str(resources.files("services.gateway").joinpath("static")))
 class ApiError(Exception):
     """An error answered as JSON ``{"error": {"code", "message"}}`` with HTTP ``status`` (and ``headers``)."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict | None = None):
+    def __init__(self, status: int, code: str, message: str, headers: dict | None = None, extra: dict | None = None):
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+        self.extra = extra or {}  # more fields of the error object, e.g. ``wait_s``
 
 
 def _uuid(value: str, what: str) -> str:
@@ -113,6 +115,8 @@ def create_app() -> Flask:
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError):
+        if e.extra:
+            return jsonify({"error": {"code": e.code, "message": e.message, **e.extra}}), e.status, e.headers
         body, status = error(e.status, e.code, e.message)
         return body, status, e.headers
 
@@ -199,7 +203,7 @@ def create_app() -> Flask:
         cid = _uuid(course_id, "course")
         cond, params = viewer_sql()
         with pool.connection() as conn:
-            row = conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility FROM courses c "
+            row = conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, c.assessment_mode FROM courses c "
                                f"WHERE c.id=%(cid)s AND {cond}", {**params, "cid": cid}).fetchone()
         if row is None:
             raise ApiError(404, "not_found", "Unknown course.")
@@ -284,7 +288,7 @@ def create_app() -> Flask:
             rows = conn.execute("SELECT * FROM lectures WHERE course_id=%s ORDER BY number, created_at",
                                 (c["id"],)).fetchall()
         return {"id": str(c["id"]), "title": c["title"], "visibility": c["visibility"], "can_manage": may_manage(c),
-                "lectures": [_lecture_json(r) for r in rows]}
+                "assessment_mode": c["assessment_mode"], "lectures": [_lecture_json(r) for r in rows]}
 
     @app.patch("/api/courses/<course_id>")
     def update_course(course_id: str):
@@ -294,9 +298,13 @@ def create_app() -> Flask:
         visibility = data.get("visibility", c["visibility"])
         if visibility not in ("public", "private"):
             raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
+        assessment = data.get("assessment_mode", c["assessment_mode"])
+        if not isinstance(assessment, bool):
+            raise ApiError(400, "invalid_assessment_mode", "'assessment_mode' must be true or false.")
         with pool.connection() as conn:
-            conn.execute("UPDATE courses SET title=%s, visibility=%s WHERE id=%s", (title, visibility, c["id"]))
-        return {"id": str(c["id"]), "title": title, "visibility": visibility}
+            conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s WHERE id=%s",
+                         (title, visibility, assessment, c["id"]))
+        return {"id": str(c["id"]), "title": title, "visibility": visibility, "assessment_mode": assessment}
 
     def ingest_call(method: str, path: str) -> requests.Response:
         try:
@@ -709,5 +717,10 @@ def create_app() -> Flask:
             log.exception("sending a contact message failed")
             raise ApiError(503, "mail_unavailable", "The message could not be sent; try again shortly.")
         return jsonify({"sent": True}), 202
+
+    # -- exam prep (quiz_routes.py) --------------------------------------------------------------------
+    helpers = SimpleNamespace(course_row=course_row, lecture_row=lecture_row, require=require, body=body,
+                              limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage)
+    quiz_routes.install(app, pool, helpers, ApiError, settings)
 
     return app
