@@ -33,7 +33,7 @@ from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
 
-from . import accounts, limits, quiz_routes, security
+from . import accounts, insights, limits, quiz_routes, security
 from .auth import principal_for
 
 log = logging.getLogger("services.gateway")
@@ -541,6 +541,16 @@ def create_app() -> Flask:
                                  (settings.ask_limit_visitor, settings.ask_limit_visitor_total))
             limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
                     "questions today")
+        asker = person()
+
+        def mark_asker(answer_id: str) -> None:
+            """Records who asked as the keyed hash (for insights' student counts); never the identity."""
+            try:
+                with pool.connection() as conn:
+                    conn.execute("UPDATE answers SET asker=%s WHERE id=%s", (asker, _uuid(answer_id, "answer")))
+            except Exception:  # insights are best effort; the answer is what matters
+                log.warning("could not record the asker of %s", answer_id)
+
         req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
                                  conversation_id=conversation_id)
         call = ask.Ask(req, timeout=60)
@@ -549,6 +559,7 @@ def create_app() -> Flask:
             try:
                 for ev in call:
                     if ev.HasField("done"):
+                        mark_asker(ev.done.answer_id)
                         return done_json(ev.done)
             except grpc.RpcError as e:
                 raise grpc_error(e) from None
@@ -572,6 +583,7 @@ def create_app() -> Flask:
                     elif kind == "sentence":
                         yield sse("sentence", sentence_json(ev.sentence))
                     elif kind == "done":
+                        mark_asker(ev.done.answer_id)
                         yield sse("done", done_json(ev.done))
                     ev = next(call)
             except StopIteration:
@@ -718,9 +730,10 @@ def create_app() -> Flask:
             raise ApiError(503, "mail_unavailable", "The message could not be sent; try again shortly.")
         return jsonify({"sent": True}), 202
 
-    # -- exam prep (quiz_routes.py) --------------------------------------------------------------------
+    # -- exam prep (quiz_routes.py) and insights (insights.py) ------------------------------------
     helpers = SimpleNamespace(course_row=course_row, lecture_row=lecture_row, require=require, body=body,
                               limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage)
     quiz_routes.install(app, pool, helpers, ApiError, settings)
+    insights.install(app, pool, helpers, ApiError, settings)
 
     return app
