@@ -163,6 +163,7 @@ def test_instructor_manages_questions_and_reads_insights(stack, smtp_sink, pract
     assert len(reported) == 1 and "reported 1×" in reported[0].inner_text()
     assert "Option B is also right" in reported[0].inner_text()
     assert "Regenerate" in page.inner_text("#mc-quiz-generate")
+    assert "null" not in page.inner_text("#mc-quiz-list") and "undefined" not in page.inner_text("#mc-quiz-list")
     page.wait_for_function("() => document.querySelector('#mc-quiz-lecture option').textContent.includes('1 reported')",
                            timeout=10_000)
     # edit a question in place
@@ -190,6 +191,10 @@ def test_instructor_manages_questions_and_reads_insights(stack, smtp_sink, pract
     assert page.inner_text("#ins-declined").startswith("6")
     bars = page.evaluate("[...document.querySelectorAll('#ins-chart svg g.day')].map(g => +g.dataset.questions)")
     assert len(bars) == 30 and sum(bars) == 26
+    # the day labels fit inside the chart
+    assert page.evaluate("""() => { const svg = document.querySelector('#ins-chart svg'); const box = svg.getBoundingClientRect();
+        return [...svg.querySelectorAll('text')].every(t => { const r = t.getBoundingClientRect();
+          return r.left >= box.left - 1 && r.right <= box.right + 1; }); }""")
     assert page.get_attribute("#ins-chart svg", "role") == "img" and "26 in all" in page.get_attribute("#ins-chart svg", "aria-label")
     topics = page.query_selector_all("#ins-topics li")
     assert "merge sort" in topics[0].inner_text().lower() and "12×" in topics[0].inner_text()
@@ -204,6 +209,7 @@ def test_instructor_manages_questions_and_reads_insights(stack, smtp_sink, pract
     page.screenshot(path=str(out / "insights-desktop.png"), full_page=True)
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+    page.wait_for_function("() => document.querySelector('#ins-chart svg').viewBox.baseVal.width <= 340", timeout=5_000)
     page.screenshot(path=str(out / "insights-phone.png"), full_page=True)
     page.set_viewport_size(DESKTOP)
     # a period with nothing in it

@@ -767,9 +767,9 @@ function quizAdminItem(course, lectureId, q, i) {
       await api(`/api/quiz/questions/${q.id}`, { method: "DELETE" });
       li.remove();
     });
-    li.replaceChildren(el("p", { class: "qa-stem" }, el("strong", { text: `${i + 1}. ` }), el("span", { text: q.question })),
+    li.replaceChildren(...[el("p", { class: "qa-stem" }, el("strong", { text: `${i + 1}. ` }), el("span", { text: q.question })),
       opts, el("p", { class: "small" }, el("span", { text: `${q.explanation} ` }), cite), stats, comments,
-      el("div", { class: "qa-actions" }, edit, del));
+      el("div", { class: "qa-actions" }, edit, del)].filter((x) => x));
   };
   const editForm = () => {
     const stem = el("textarea", { rows: "2", maxlength: "2000", id: `qe-stem-${q.id}` });
@@ -830,10 +830,16 @@ async function showInsights(courseId) {
     } catch (err) { $("#ins-status").textContent = err.message; }
   };
   $("#ins-form").addEventListener("submit", (e) => { e.preventDefault(); load(); });
+  let resizing = null; // redraw the chart at the new width (it is drawn at the width it is shown at)
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => { if (state.insights) $("#ins-chart").replaceChildren(dayChart(state.insights.per_day)); }, 150);
+  });
   await load();
 }
 
 function renderInsights(course, ins) {
+  state.insights = ins;
   $("#ins-questions").textContent = ins.questions;
   $("#ins-students").textContent = ins.students;
   $("#ins-declined").textContent = ins.questions ? `${ins.declined} (${Math.round((100 * ins.declined) / ins.questions)}%)` : "0";
@@ -872,7 +878,8 @@ function dayChart(days) {
     if (text !== undefined) e.textContent = text;
     return e;
   };
-  const W = 720, H = 200, L = 34, B = 24, T = 10;
+  // drawn at about the width it is shown at, so the labels stay legible on a phone
+  const W = Math.round(Math.max(320, Math.min(720, window.innerWidth - 70))), H = 200, L = 34, B = 24, T = 10;
   const max = Math.max(1, ...days.map((d) => d.questions));
   const total = days.reduce((a, d) => a + d.questions, 0);
   const svg = mk("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "day-chart",
@@ -890,8 +897,10 @@ function dayChart(days) {
     g.append(mk("rect", { x: x + bw * 0.12, width: bw * 0.76, y: y(d.questions), height: Math.max(0, y(answered) - y(d.questions)), class: "declined" }));
     g.append(mk("rect", { x: x + bw * 0.12, width: bw * 0.76, y: y(answered), height: Math.max(0, H - B - y(answered)), class: "answered" }));
     svg.append(g);
-    if (i === 0 || i === days.length - 1 || (days.length > 10 && i % 7 === 0 && i < days.length - 3)) {
-      svg.append(mk("text", { x: x + bw / 2, y: H - 6, "text-anchor": "middle", class: "tick" }, d.date.slice(5)));
+    if (i === 0 || i === days.length - 1 || (days.length > 10 && i % 7 === 0 && i > 2 && i < days.length - 3)) {
+      const anchor = i === 0 ? "start" : i === days.length - 1 ? "end" : "middle";
+      const tx = i === 0 ? x : i === days.length - 1 ? x + bw : x + bw / 2;
+      svg.append(mk("text", { x: tx, y: H - 6, "text-anchor": anchor, class: "tick" }, d.date.slice(5)));
     }
   });
   const legend = el("p", { class: "legend small muted" }, el("span", { class: "key answered", "aria-hidden": "true" }), " answered ",
