@@ -74,6 +74,11 @@ def _context(browser, viewport):
 def _answer_first_right_rest_wrong(page, key) -> int:
     ids = page.evaluate("[...document.querySelectorAll('#quiz-list li.quiz-q')].map(li => li.dataset.question)")
     assert len(ids) == len(key) >= 2
+    # keyboard: Space picks the focused option, the arrow keys move within the question
+    page.focus(f"#q-{ids[0]}-0")
+    page.keyboard.press("Space")
+    page.keyboard.press("ArrowDown")
+    assert page.is_checked(f"#q-{ids[0]}-1") and not page.is_checked(f"#q-{ids[0]}-0")
     for i, qid in enumerate(ids):
         want = key[qid]["answer_index"] if i == 0 else (key[qid]["answer_index"] + 1) % 4
         page.click(f"label[for='q-{qid}-{want}']")
