@@ -240,3 +240,6 @@ CREATE TABLE IF NOT EXISTS quiz_generations (
 CREATE INDEX IF NOT EXISTS quiz_generations_lecture ON quiz_generations(lecture_id, created_at);
 -- assessment mode: answers to pasted graded items explain the concept without naming an option
 ALTER TABLE courses ADD COLUMN IF NOT EXISTS assessment_mode boolean NOT NULL DEFAULT false;
+-- insights: who asked, as the keyed hash (HMAC) used for rate limits; never an email or IP
+ALTER TABLE answers ADD COLUMN IF NOT EXISTS asker text;
+CREATE INDEX IF NOT EXISTS answers_course_time ON answers(course_id, created_at);

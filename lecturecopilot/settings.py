@@ -99,6 +99,8 @@ class Settings(BaseSettings):
     ask_limit_user_total: int = Field(default=600, description="Questions a day across all courses, signed in.")
     signin_limit: int = Field(default=5, description="Sign-in links an hour per visitor.")
     contact_limit: int = Field(default=3, description="Contact messages a day per visitor.")
+    quiz_answer_limit: int = Field(default=300, description="Practice answer submissions an hour per person.")
+    quiz_report_limit: int = Field(default=20, description="Practice question reports a day per person.")
 
     @property
     def media_dir(self) -> Path:

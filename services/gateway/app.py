@@ -22,6 +22,7 @@ import uuid
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
+from types import SimpleNamespace
 
 import grpc
 import requests
@@ -34,7 +35,7 @@ from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
 
-from . import accounts, limits, security
+from . import accounts, insights, limits, quiz_routes, security
 from .auth import principal_for
 
 log = logging.getLogger("services.gateway")
@@ -44,9 +45,10 @@ STATIC = Path(str(resources.files("services.gateway").joinpath("static")))
 class ApiError(Exception):
     """An error answered as JSON ``{"error": {"code", "message"}}`` with HTTP ``status`` (and ``headers``)."""
 
-    def __init__(self, status: int, code: str, message: str, headers: dict | None = None):
+    def __init__(self, status: int, code: str, message: str, headers: dict | None = None, extra: dict | None = None):
         super().__init__(message)
         self.status, self.code, self.message, self.headers = status, code, message, headers or {}
+        self.extra = extra or {}  # more fields of the error object, e.g. ``wait_s``
 
 
 def _uuid(value: str, what: str) -> str:
@@ -117,6 +119,8 @@ def create_app() -> Flask:
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError):
+        if e.extra:
+            return jsonify({"error": {"code": e.code, "message": e.message, **e.extra}}), e.status, e.headers
         body, status = error(e.status, e.code, e.message)
         return body, status, e.headers
 
@@ -203,7 +207,7 @@ def create_app() -> Flask:
         cid = _uuid(course_id, "course")
         cond, params = viewer_sql()
         with pool.connection() as conn:
-            row = conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility FROM courses c "
+            row = conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, c.assessment_mode FROM courses c "
                                f"WHERE c.id=%(cid)s AND {cond}", {**params, "cid": cid}).fetchone()
         if row is None:
             raise ApiError(404, "not_found", "Unknown course.")
@@ -288,7 +292,7 @@ def create_app() -> Flask:
             rows = conn.execute("SELECT * FROM lectures WHERE course_id=%s ORDER BY number, created_at",
                                 (c["id"],)).fetchall()
         return {"id": str(c["id"]), "title": c["title"], "visibility": c["visibility"], "can_manage": may_manage(c),
-                "lectures": [_lecture_json(r) for r in rows]}
+                "assessment_mode": c["assessment_mode"], "lectures": [_lecture_json(r) for r in rows]}
 
     @app.patch("/api/courses/<course_id>")
     def update_course(course_id: str):
@@ -298,9 +302,13 @@ def create_app() -> Flask:
         visibility = data.get("visibility", c["visibility"])
         if visibility not in ("public", "private"):
             raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
+        assessment = data.get("assessment_mode", c["assessment_mode"])
+        if not isinstance(assessment, bool):
+            raise ApiError(400, "invalid_assessment_mode", "'assessment_mode' must be true or false.")
         with pool.connection() as conn:
-            conn.execute("UPDATE courses SET title=%s, visibility=%s WHERE id=%s", (title, visibility, c["id"]))
-        return {"id": str(c["id"]), "title": title, "visibility": visibility}
+            conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s WHERE id=%s",
+                         (title, visibility, assessment, c["id"]))
+        return {"id": str(c["id"]), "title": title, "visibility": visibility, "assessment_mode": assessment}
 
     def ingest_call(method: str, path: str, *, timeout_s: float = 60, **kw) -> requests.Response:
         """``method path`` on the ingest service (``kw`` as for ``requests.request``); 503 when unreachable."""
@@ -540,6 +548,16 @@ def create_app() -> Flask:
                                  (settings.ask_limit_visitor, settings.ask_limit_visitor_total))
             limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
                     "questions today")
+        asker = person()
+
+        def mark_asker(answer_id: str) -> None:
+            """Records who asked as the keyed hash (for insights' student counts); never the identity."""
+            try:
+                with pool.connection() as conn:
+                    conn.execute("UPDATE answers SET asker=%s WHERE id=%s", (asker, _uuid(answer_id, "answer")))
+            except Exception:  # insights are best effort; the answer is what matters
+                log.warning("could not record the asker of %s", answer_id)
+
         req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
                                  conversation_id=conversation_id)
         # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
@@ -550,6 +568,7 @@ def create_app() -> Flask:
             try:
                 for ev in call:
                     if ev.HasField("done"):
+                        mark_asker(ev.done.answer_id)
                         return done_json(ev.done)
             except grpc.RpcError as e:
                 raise grpc_error(e) from None
@@ -604,6 +623,7 @@ def create_app() -> Flask:
                     elif which == "sentence":
                         yield sse("sentence", sentence_json(ev.sentence))
                     elif which == "done":
+                        mark_asker(ev.done.answer_id)
                         yield sse("done", done_json(ev.done))
             except GeneratorExit:  # the client went away: stop the work in ask
                 log.info("client went away; cancelling the answer")
@@ -743,5 +763,11 @@ def create_app() -> Flask:
             log.exception("sending a contact message failed")
             raise ApiError(503, "mail_unavailable", "The message could not be sent; try again shortly.")
         return jsonify({"sent": True}), 202
+
+    # -- exam prep (quiz_routes.py) and insights (insights.py) ------------------------------------
+    helpers = SimpleNamespace(course_row=course_row, lecture_row=lecture_row, require=require, body=body,
+                              limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage)
+    quiz_routes.install(app, pool, helpers, ApiError, settings)
+    insights.install(app, pool, helpers, ApiError, settings)
 
     return app

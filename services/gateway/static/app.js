@@ -166,7 +166,9 @@ function selectLecture(lecture, seekTo) {
   state.current = lecture;
   markCurrentLecture();
   $("#now-playing").textContent = `L${lecture.number} · ${lecture.title}`;
-  if (changed && state.course) history.replaceState(null, "", `/courses/${state.course.id}?lecture=${lecture.id}`);
+  if (changed && state.course) {
+    history.replaceState(null, "", `/courses/${state.course.id}${state.mode === "practice" ? "/practice" : ""}?lecture=${lecture.id}`);
+  }
   if (changed) {
     player.src = `/api/lectures/${lecture.id}/video`;
     loadStudy(lecture).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
@@ -194,7 +196,8 @@ function setScope(lectureId) {
     b.classList.toggle("scoped", (b.dataset.scope || "") === (lectureId || "")));
 }
 
-async function showCourse(courseId) {
+async function showCourse(courseId, mode = "ask") {
+  state.mode = mode;
   const course = await api(`/api/courses/${courseId}`);
   $("#course").hidden = false;
   state.course = course;
@@ -225,6 +228,124 @@ async function showCourse(courseId) {
   const ready = wanted || course.lectures.find((l) => l.status === "ready") || course.lectures[0];
   if (ready) selectLecture(ready, params.has("t") ? parseFloat(params.get("t")) : undefined);
   setScope(wanted ? wanted.id : "");
+  $("#tab-ask").href = `/courses/${course.id}`;
+  $("#tab-practice").href = `/courses/${course.id}/practice`;
+  $(mode === "practice" ? "#tab-practice" : "#tab-ask").setAttribute("aria-current", "page");
+  if (mode === "practice") {
+    $("#ask-panel").hidden = true;
+    $("#practice").hidden = false;
+    setupPractice(course, wanted ? wanted.id : "");
+  }
+}
+
+// ---- practice (exam prep) ----------------------------------------------------------------------------
+function setupPractice(course, lectureId) {
+  const pick = $("#practice-scope");
+  for (const l of course.lectures) pick.append(el("option", { value: l.id, text: `L${l.number} ${l.title}` }));
+  pick.value = lectureId || "";
+  $("#practice-form").addEventListener("submit", (e) => { e.preventDefault(); loadPractice(); });
+  $("#quiz-form").addEventListener("submit", (e) => { e.preventDefault(); checkPractice(); });
+  $("#quiz-again").addEventListener("click", () => loadPractice());
+  loadPractice();
+}
+
+async function loadPractice() {
+  const scope = $("#practice-scope").value;
+  const status = $("#practice-status");
+  const list = $("#quiz-list");
+  $("#quiz-score").hidden = true;
+  $("#quiz-again").hidden = true;
+  $("#quiz-submit").hidden = false;
+  list.replaceChildren();
+  status.textContent = "Loading questions…";
+  try {
+    const data = await api(scope ? `/api/lectures/${scope}/quiz` : `/api/courses/${state.course.id}/quiz`);
+    state.quiz = { scope, questions: data.questions };
+    $("#quiz-form").hidden = data.questions.length === 0;
+    status.textContent = data.questions.length
+      ? `${data.questions.length} question${data.questions.length === 1 ? "" : "s"}. Choose one answer each, then check.`
+      : "No practice questions here yet. The instructor can generate them on the course's manage page.";
+    data.questions.forEach((q, i) => list.append(practiceItem(q, i)));
+  } catch (err) { status.textContent = `Could not load the questions: ${err.message}`; }
+}
+
+function practiceItem(q, i) {
+  const legend = el("legend", {}, el("span", { class: "qn", text: `${i + 1}. ` }), el("span", { text: q.question }),
+    el("span", { class: "muted small", text: ` (L${q.lecture_number})` }));
+  const fs = el("fieldset", {}, legend);
+  q.options.forEach((o, k) => {
+    const id = `q-${q.id}-${k}`;
+    fs.append(el("div", { class: "option" }, el("input", { type: "radio", name: `q-${q.id}`, id, value: String(k) }),
+      el("label", { for: id, text: o })));
+  });
+  return el("li", { class: "quiz-q", dataset: { question: q.id } }, fs, el("div", { class: "result", hidden: "" }));
+}
+
+async function checkPractice() {
+  const answers = [];
+  document.querySelectorAll("#quiz-list li.quiz-q").forEach((li) => {
+    const picked = li.querySelector("input[type=radio]:checked");
+    if (picked) answers.push({ question_id: li.dataset.question, choice: parseInt(picked.value, 10) });
+  });
+  const status = $("#practice-status");
+  if (!answers.length) { status.textContent = "Choose an answer to at least one question first."; return; }
+  const scope = state.quiz.scope;
+  $("#quiz-submit").disabled = true;
+  try {
+    const res = await api(scope ? `/api/lectures/${scope}/quiz/answers` : `/api/courses/${state.course.id}/quiz/answers`,
+      { method: "POST", json: { answers } });
+    for (const r of res.results) showPracticeResult(r);
+    const skipped = state.quiz.questions.length - res.total;
+    const score = $("#quiz-score");
+    score.textContent = `You got ${res.score} of ${res.total} right${skipped ? ` (${skipped} skipped)` : ""}.`;
+    score.dataset.score = res.score;
+    score.dataset.total = res.total;
+    score.hidden = false;
+    status.textContent = "";
+    $("#quiz-submit").hidden = true;
+    $("#quiz-again").hidden = false;
+    score.focus();
+  } catch (err) { status.textContent = `Not checked: ${err.message}`; }
+  finally { $("#quiz-submit").disabled = false; }
+}
+
+function showPracticeResult(r) {
+  const li = document.querySelector(`#quiz-list li[data-question="${r.question_id}"]`);
+  if (!li) return;
+  li.classList.add(r.correct ? "correct" : "wrong");
+  li.querySelectorAll("input").forEach((inp) => {
+    inp.disabled = true;
+    const k = parseInt(inp.value, 10);
+    if (k === r.answer_index) inp.parentElement.classList.add("is-answer");
+    if (k === r.choice && !r.correct) inp.parentElement.classList.add("is-wrong");
+  });
+  const box = li.querySelector(".result");
+  box.replaceChildren(
+    el("p", {}, el("strong", { text: r.correct ? "Correct." : "Not quite." }),
+      r.correct ? null : el("span", { text: ` The answer is “${r.answer}”.` })),
+    el("p", { class: "explain" }, el("span", { text: `${r.explanation} ` }), chipFor(r.citation)),
+    reportControls(r.question_id));
+  box.hidden = false;
+}
+
+function reportControls(questionId) {
+  const open = el("button", { type: "button", class: "linkish small", text: "Report this question",
+    "aria-label": "Report this question as wrong or unclear" });
+  const area = el("textarea", { rows: "2", maxlength: "2000", "aria-label": "What is wrong with this question? (optional)",
+    placeholder: "What is wrong? (optional)" });
+  const form = el("form", { class: "fb-form", hidden: "" }, area,
+    el("div", { class: "fb-actions" }, el("button", { type: "submit", text: "Send report" })));
+  const status = el("span", { class: "muted small", role: "status" });
+  open.addEventListener("click", () => { form.hidden = false; open.hidden = true; area.focus(); });
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      await api(`/api/quiz/questions/${questionId}/report`, { method: "POST", json: { comment: area.value.trim() || null } });
+      status.textContent = "Reported. Thank you; the instructor will look at it.";
+      form.hidden = true;
+    } catch (err) { status.textContent = `Not reported: ${err.message}`; }
+  });
+  return el("div", { class: "report" }, open, form, status);
 }
 
 // ---- asking --------------------------------------------------------------------------------------
@@ -498,6 +619,8 @@ async function showManageCourse(courseId) {
     $("#mc-new-title").value = c.title;
     $("#mc-visibility").value = c.visibility;
     $("#mc-open").href = `/courses/${c.id}`;
+    $("#mc-insights").href = `/manage/${c.id}/insights`;
+    $("#mc-assessment").checked = !!c.assessment_mode;
     const tbody = $("#mc-lectures");
     rowStreams.forEach((es) => es.close()); // one live status stream per processing row, renewed on each render
     rowStreams.length = 0;
@@ -507,7 +630,8 @@ async function showManageCourse(courseId) {
     $("#manage-course").hidden = false;
     return c;
   };
-  await render();
+  const course = await render();
+  setupQuizAdmin(course);
   const members = async () => {
     const data = await api(`/api/courses/${courseId}/members`);
     const ul = $("#mc-members");
@@ -531,7 +655,8 @@ async function showManageCourse(courseId) {
   });
   $("#rename-course").addEventListener("submit", async (e) => {
     e.preventDefault();
-    await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value } });
+    await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value,
+      assessment_mode: $("#mc-assessment").checked } });
     await render();
   });
   $("#mc-delete").addEventListener("click", async () => {
@@ -575,6 +700,214 @@ async function showManageCourse(courseId) {
 }
 
 const rowStreams = [];
+
+// ---- manage: practice questions per lecture ------------------------------------------------------------
+async function setupQuizAdmin(course) {
+  const pick = $("#mc-quiz-lecture");
+  const ready = course.lectures.filter((l) => l.status === "ready");
+  pick.replaceChildren(...ready.map((l) => el("option", { value: l.id, text: `L${l.number} ${l.title}` })));
+  $("#mc-quiz-generate").disabled = !ready.length;
+  if (!ready.length) { $("#mc-quiz-status").textContent = "Questions can be written once a lecture is ready."; return; }
+  // say per lecture how many questions it has and how many were reported
+  ready.forEach(async (l) => {
+    try {
+      const data = await api(`/api/lectures/${l.id}/quiz/admin`);
+      const reported = data.questions.filter((q) => q.reports > 0).length;
+      const opt = pick.querySelector(`option[value="${l.id}"]`);
+      opt.textContent = `L${l.number} ${l.title} — ${data.questions.length} questions${reported ? `, ${reported} reported` : ""}`;
+    } catch (e) { /* the list below says it */ }
+  });
+  pick.addEventListener("change", () => loadQuizAdmin(course, pick.value));
+  $("#mc-quiz-generate").addEventListener("click", async () => {
+    const status = $("#mc-quiz-status");
+    const btn = $("#mc-quiz-generate");
+    const n = document.querySelectorAll("#mc-quiz-list li.qa").length;
+    if (n && !(await confirmDialog("Replace this lecture's questions (with their reports and attempts) with a new set?", "Regenerate"))) return;
+    btn.disabled = true;
+    status.textContent = "Writing questions…";
+    try {
+      const gen = await api(`/api/lectures/${pick.value}/quiz/generate`, { method: "POST" });
+      await loadQuizAdmin(course, pick.value);
+      status.textContent = `Wrote ${gen.kept} questions (${gen.method}; ${gen.written - gen.kept} dropped by the check).`;
+    } catch (err) { status.textContent = err.message; }
+    finally { btn.disabled = false; }
+  });
+  await loadQuizAdmin(course, pick.value);
+}
+
+async function loadQuizAdmin(course, lectureId) {
+  const list = $("#mc-quiz-list");
+  const status = $("#mc-quiz-status");
+  list.replaceChildren();
+  try {
+    const data = await api(`/api/lectures/${lectureId}/quiz/admin`);
+    $("#mc-quiz-generate").textContent = data.questions.length ? "Regenerate questions" : "Generate questions";
+    status.textContent = data.questions.length ? "" : "No questions for this lecture yet.";
+    data.questions.forEach((q, i) => list.append(quizAdminItem(course, lectureId, q, i)));
+  } catch (err) { status.textContent = `Could not load the questions: ${err.message}`; }
+}
+
+function quizAdminItem(course, lectureId, q, i) {
+  const li = el("li", { class: `qa${q.reports ? " reported" : ""}`, dataset: { question: q.id } });
+  const show = () => {
+    const opts = el("ol", { class: "qa-options", type: "A" }, ...q.options.map((o, k) => el("li",
+      { class: k === q.answer_index ? "is-answer" : "" }, el("span", { text: o }),
+      k === q.answer_index ? el("span", { class: "tag-ok", text: " correct" }) : null)));
+    const cite = el("a", { class: "chip", href: `/courses/${course.id}?lecture=${q.citation.lecture_id}&t=${q.citation.t_s}`,
+      text: q.citation.label, "aria-label": `Play lecture ${q.citation.lecture_number} at ${clock(q.citation.t_s)}` });
+    const stats = el("p", { class: "muted small" },
+      `Answered ${q.attempts}×${q.attempts ? `, wrong ${q.wrong}×` : ""} · written ${q.method === "extractive" ? "from the transcript" : `by ${q.method}`}`,
+      q.reports ? el("span", { class: "badge warn", text: `reported ${q.reports}×` }) : null);
+    const comments = q.report_comments.length
+      ? el("ul", { class: "qa-reports small" }, ...q.report_comments.map((c) => el("li", { text: `“${c}”` }))) : null;
+    const edit = el("button", { type: "button", class: "secondary small-btn", text: "Edit", "aria-label": `Edit question ${i + 1}` });
+    const del = el("button", { type: "button", class: "danger small-btn", text: "Delete", "aria-label": `Delete question ${i + 1}` });
+    edit.addEventListener("click", () => editForm());
+    del.addEventListener("click", async () => {
+      if (!(await confirmDialog(`Delete question ${i + 1}, “${q.question}”?`))) return;
+      await api(`/api/quiz/questions/${q.id}`, { method: "DELETE" });
+      li.remove();
+    });
+    li.replaceChildren(...[el("p", { class: "qa-stem" }, el("strong", { text: `${i + 1}. ` }), el("span", { text: q.question })),
+      opts, el("p", { class: "small" }, el("span", { text: `${q.explanation} ` }), cite), stats, comments,
+      el("div", { class: "qa-actions" }, edit, del)].filter((x) => x));
+  };
+  const editForm = () => {
+    const stem = el("textarea", { rows: "2", maxlength: "2000", id: `qe-stem-${q.id}` });
+    stem.value = q.question;
+    const optInputs = q.options.map((o, k) => { const inp = el("input", { maxlength: "300", id: `qe-opt-${q.id}-${k}` }); inp.value = o; return inp; });
+    const answer = el("select", { id: `qe-ans-${q.id}` }, ...q.options.map((_, k) => el("option", { value: String(k), text: "ABCD"[k] })));
+    answer.value = String(q.answer_index);
+    const expl = el("textarea", { rows: "2", maxlength: "2000", id: `qe-expl-${q.id}` });
+    expl.value = q.explanation;
+    const status = el("p", { class: "small", role: "status" });
+    const form = el("form", { class: "stack-form qa-edit" },
+      el("label", { for: stem.id, text: "Question" }), stem,
+      ...optInputs.flatMap((inp, k) => [el("label", { for: inp.id, text: `Option ${"ABCD"[k]}` }), inp]),
+      el("label", { for: answer.id, text: "Correct option" }), answer,
+      el("label", { for: expl.id, text: "Explanation" }), expl,
+      el("div", { class: "qa-actions" }, el("button", { type: "submit", text: "Save question" }),
+        el("button", { type: "button", class: "secondary", text: "Cancel", onclick: () => show() })), status);
+    form.addEventListener("submit", async (e) => {
+      e.preventDefault();
+      try {
+        q = await api(`/api/quiz/questions/${q.id}`, { method: "PATCH", json: { question: stem.value,
+          options: optInputs.map((x) => x.value), answer_index: parseInt(answer.value, 10), explanation: expl.value } });
+        show();
+      } catch (err) { status.textContent = err.message; }
+    });
+    li.replaceChildren(form);
+    stem.focus();
+  };
+  show();
+  return li;
+}
+
+// ---- insights ------------------------------------------------------------------------------------------
+function isoDay(d) { return d.toISOString().slice(0, 10); }
+
+async function showInsights(courseId) {
+  const course = await api(`/api/courses/${courseId}`);
+  if (!course.can_manage) throw Object.assign(new Error("Only the course's instructor can read its insights."), { status: 403 });
+  $("#insights").hidden = false;
+  $("#ins-course").textContent = `· ${course.title}`;
+  $("#course-title").textContent = course.title;
+  document.title = `Insights · ${course.title} · Lecture Copilot`;
+  $("#ins-back").href = `/manage/${course.id}`;
+  const params = new URLSearchParams(location.search);
+  const today = new Date();
+  $("#ins-to").value = params.get("to") || isoDay(today);
+  $("#ins-from").value = params.get("from") || isoDay(new Date(today.getTime() - 29 * 86400000));
+  const load = async () => {
+    const q = `from=${encodeURIComponent($("#ins-from").value)}&to=${encodeURIComponent($("#ins-to").value)}`;
+    history.replaceState(null, "", `/manage/${course.id}/insights?${q}`);
+    $("#ins-csv").href = `/api/courses/${course.id}/insights.csv?${q}`;
+    $("#ins-status").textContent = "Reading the question log…";
+    try {
+      const ins = await api(`/api/courses/${course.id}/insights?${q}`);
+      renderInsights(course, ins);
+      $("#ins-status").textContent = "";
+      $("#ins-body").hidden = false;
+    } catch (err) { $("#ins-status").textContent = err.message; }
+  };
+  $("#ins-form").addEventListener("submit", (e) => { e.preventDefault(); load(); });
+  let resizing = null; // redraw the chart at the new width (it is drawn at the width it is shown at)
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(() => { if (state.insights) $("#ins-chart").replaceChildren(dayChart(state.insights.per_day)); }, 150);
+  });
+  await load();
+}
+
+function renderInsights(course, ins) {
+  state.insights = ins;
+  $("#ins-questions").textContent = ins.questions;
+  $("#ins-students").textContent = ins.students;
+  $("#ins-declined").textContent = ins.questions ? `${ins.declined} (${Math.round((100 * ins.declined) / ins.questions)}%)` : "0";
+  $("#ins-chart").replaceChildren(dayChart(ins.per_day));
+  const groups = (ul, items, empty) => {
+    const max = Math.max(1, ...items.map((t) => t.count));
+    ul.replaceChildren(...items.map((t) => {
+      const bar = el("span", { class: "bar", "aria-hidden": "true" });
+      bar.style.width = `${Math.max(4, (100 * t.count) / max)}%`;
+      return el("li", {}, el("div", { class: "g-head" }, el("strong", { text: t.label }),
+        el("span", { class: "count", text: `${t.count}×` })), bar,
+        t.examples.length ? el("p", { class: "muted small", text: `Also asked: ${t.examples.join(" · ")}` }) : null);
+    }));
+    if (!items.length) ul.replaceChildren(el("li", { class: "muted", text: empty }));
+  };
+  groups($("#ins-topics"), ins.topics, "No questions in this period.");
+  groups($("#ins-uncovered"), ins.uncovered, "Every question in this period was covered.");
+  $("#ins-moments").replaceChildren(...ins.top_moments.map((m) => el("li", {},
+    el("a", { class: "chip", href: `/courses/${course.id}?lecture=${m.lecture_id}&t=${m.t_s}`, text: m.label,
+      "aria-label": `Play lecture ${m.lecture_number} at ${clock(m.t_s)}` }),
+    el("span", { text: ` ${m.lecture_title} ` }), el("span", { class: "muted small", text: `cited ${m.count}×` }))));
+  if (!ins.top_moments.length) $("#ins-moments").replaceChildren(el("li", { class: "muted", text: "No citations in this period." }));
+  $("#ins-down").replaceChildren(...ins.thumbs_down.map((d) => el("li", {},
+    el("p", { class: "q" }, el("strong", { text: d.question })),
+    el("p", { class: "muted small", text: d.answer }),
+    d.comment ? el("p", { class: "comment", text: `“${d.comment}”` }) : el("p", { class: "muted small", text: "No comment." }))));
+  if (!ins.thumbs_down.length) $("#ins-down").replaceChildren(el("li", { class: "muted", text: "No thumbs down in this period." }));
+}
+
+function dayChart(days) {
+  // questions per day as an inline SVG bar chart (answered + declined stacked); no chart library
+  const ns = "http://www.w3.org/2000/svg";
+  const mk = (tag, attrs = {}, text) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  };
+  // drawn at about the width it is shown at, so the labels stay legible on a phone
+  const W = Math.round(Math.max(320, Math.min(720, window.innerWidth - 70))), H = 200, L = 34, B = 24, T = 10;
+  const max = Math.max(1, ...days.map((d) => d.questions));
+  const total = days.reduce((a, d) => a + d.questions, 0);
+  const svg = mk("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", class: "day-chart",
+    "aria-label": `Questions per day from ${days[0] ? days[0].date : ""} to ${days.length ? days[days.length - 1].date : ""}: ${total} in all, at most ${max} a day.` });
+  const bw = (W - L - 4) / Math.max(1, days.length);
+  const y = (v) => T + (H - T - B) * (1 - v / max);
+  svg.append(mk("line", { x1: L, x2: W, y1: H - B, y2: H - B, class: "axis" }),
+    mk("text", { x: L - 6, y: T + 4, "text-anchor": "end", class: "tick" }, String(max)),
+    mk("text", { x: L - 6, y: H - B, "text-anchor": "end", class: "tick" }, "0"));
+  days.forEach((d, i) => {
+    const x = L + 2 + i * bw;
+    const g = mk("g", { class: "day", "data-date": d.date, "data-questions": d.questions });
+    g.append(mk("title", {}, `${d.date}: ${d.questions} questions, ${d.declined} not covered`));
+    const answered = d.questions - d.declined;
+    g.append(mk("rect", { x: x + bw * 0.12, width: bw * 0.76, y: y(d.questions), height: Math.max(0, y(answered) - y(d.questions)), class: "declined" }));
+    g.append(mk("rect", { x: x + bw * 0.12, width: bw * 0.76, y: y(answered), height: Math.max(0, H - B - y(answered)), class: "answered" }));
+    svg.append(g);
+    if (i === 0 || i === days.length - 1 || (days.length > 10 && i % 7 === 0 && i > 2 && i < days.length - 3)) {
+      const anchor = i === 0 ? "start" : i === days.length - 1 ? "end" : "middle";
+      const tx = i === 0 ? x : i === days.length - 1 ? x + bw : x + bw / 2;
+      svg.append(mk("text", { x: tx, y: H - 6, "text-anchor": anchor, class: "tick" }, d.date.slice(5)));
+    }
+  });
+  const legend = el("p", { class: "legend small muted" }, el("span", { class: "key answered", "aria-hidden": "true" }), " answered ",
+    el("span", { class: "key declined", "aria-hidden": "true" }), " not covered");
+  return el("div", {}, svg, legend);
+}
 
 function lectureRow(l, rerender) {
   const st = el("span", { class: `st st-${l.status}`, text: statusText(l) });
@@ -666,7 +999,9 @@ async function route() {
   await loadMe().catch(() => { state.me = { signed_in: false }; });
   const p = location.pathname;
   let m;
+  if ((m = p.match(/^\/courses\/([0-9a-f-]{36})\/practice/))) return showCourse(m[1], "practice");
   if ((m = p.match(/^\/courses\/([0-9a-f-]{36})/))) return showCourse(m[1]);
+  if ((m = p.match(/^\/manage\/([0-9a-f-]{36})\/insights/))) return showInsights(m[1]);
   if ((m = p.match(/^\/manage\/([0-9a-f-]{36})/))) return showManageCourse(m[1]);
   if (p === "/manage") return showManage();
   if (p === "/admin") return showAdmin();

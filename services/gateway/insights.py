@@ -1,0 +1,202 @@
+"""Course insights for instructors: what students asked over a period, read from the ``answers``
+log (every exchange: question, declined or not, sentences with citations, time) and ``feedback``.
+
+- ``questions``: how many were asked; ``students``: how many distinct askers, counted by the keyed
+  hash the rate limits use (``answers.asker``), never by identity.
+- ``topics`` / ``uncovered``: answered / declined questions grouped by meaning. pgvector is not
+  available on the machine's Postgres 15, so grouping runs in Python with numpy: the questions are
+  embedded (the course's sentence embedder, L2-normalised: cosine = dot product) and clustered
+  greedily — the question with the most neighbours at cosine ≥ ``threshold`` (0.6) seeds a group of
+  its still-ungrouped neighbours, repeatedly. Each group is labelled by its most central question
+  (highest mean cosine to the group), with a few example questions.
+- ``thumbs_down``: thumbs-down answers with their question and comment.
+- ``top_moments``: the most-cited moments (lecture, second, count, chip).
+- ``per_day``: questions (and declined ones) per day of the period, for the chart.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Callable, Sequence
+
+import numpy as np
+
+from lecturecopilot.labels import citation_label
+
+THRESHOLD = 0.6
+MAX_QUESTIONS = 4000  # the newest questions of the period that are grouped (embedding cost)
+TOP_GROUPS = 12
+EXAMPLES = 3
+
+
+def cluster(vectors: np.ndarray, threshold: float = THRESHOLD) -> list[list[int]]:
+    """Greedy grouping of L2-normalised row vectors by cosine ≥ ``threshold``: the point with the
+    most ungrouped neighbours seeds a group of them, until every point is grouped. Returns groups of
+    row indices, largest first, each ordered by centrality (mean cosine to its group, highest first)."""
+    n = len(vectors)
+    if n == 0:
+        return []
+    sims = vectors @ vectors.T
+    near = sims >= threshold
+    free = np.ones(n, dtype=bool)
+    groups: list[list[int]] = []
+    while free.any():
+        counts = (near & free[None, :]).sum(axis=1)
+        counts[~free] = -1
+        seed = int(np.argmax(counts))
+        members = np.flatnonzero(near[seed] & free)
+        if seed not in members:
+            members = np.append(members, seed)
+        free[members] = False
+        central = sims[np.ix_(members, members)].mean(axis=1)
+        groups.append([int(members[i]) for i in np.argsort(-central, kind="stable")])
+    groups.sort(key=lambda g: (-len(g), g[0]))
+    return groups
+
+
+def grouped(questions: Sequence[str], embed: Callable[[list[str]], np.ndarray],
+            threshold: float = THRESHOLD, top: int = TOP_GROUPS) -> list[dict]:
+    """``[{"label", "count", "examples"}]`` for the ``top`` largest groups of ``questions``
+    (see :func:`cluster`); the label is the group's most central question."""
+    if not questions:
+        return []
+    vecs = np.asarray(embed(list(questions)), dtype="float32")
+    out = []
+    for g in cluster(vecs, threshold)[:top]:
+        texts = [questions[i] for i in g]
+        examples, seen = [], {" ".join(texts[0].lower().split())}
+        for t in texts[1:]:
+            key = " ".join(t.lower().split())
+            if key not in seen:
+                seen.add(key)
+                examples.append(t)
+            if len(examples) == EXAMPLES:
+                break
+        out.append({"label": texts[0], "count": len(g), "examples": examples})
+    return out
+
+
+def period(since: str | None, until: str | None, today: date | None = None) -> tuple[date, date]:
+    """The inclusive day range from ISO dates (default: the 30 days up to today, UTC). Raises
+    ValueError for a bad date, a reversed range or one longer than 366 days."""
+    today = today or datetime.now(timezone.utc).date()
+    try:
+        end = date.fromisoformat(until) if until else today
+        start = date.fromisoformat(since) if since else end - timedelta(days=29)
+    except ValueError:
+        raise ValueError("'from' and 'to' must be ISO dates (YYYY-MM-DD).") from None
+    if start > end:
+        raise ValueError("'from' must not be after 'to'.")
+    if (end - start).days > 366:
+        raise ValueError("The period can be at most 366 days.")
+    return start, end
+
+
+def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[str]], np.ndarray],
+            threshold: float = THRESHOLD) -> dict:
+    """The course's insights for the days ``start``..``end`` (inclusive, UTC) from ``answers`` and
+    ``feedback`` (see the module docstring for what each field holds)."""
+    lo = datetime.combine(start, time.min, tzinfo=timezone.utc)
+    hi = datetime.combine(end + timedelta(days=1), time.min, tzinfo=timezone.utc)
+    args = (course_id, lo, hi)
+    where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s"
+    totals = conn.execute(f"SELECT count(*) AS n, count(*) FILTER (WHERE declined) AS declined, "
+                          f"count(DISTINCT asker) AS students FROM answers a WHERE {where}", args).fetchone()
+    rows = conn.execute(f"SELECT question, declined FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",
+                        (*args, MAX_QUESTIONS)).fetchall()
+    answered = [r["question"] for r in rows if not r["declined"]]
+    declined = [r["question"] for r in rows if r["declined"]]
+    down = conn.execute(f"SELECT a.question, a.answer, f.comment, f.created_at FROM feedback f JOIN answers a "
+                        f"ON a.id=f.answer_id WHERE f.rating='down' AND {where} ORDER BY f.created_at DESC LIMIT 100",
+                        args).fetchall()
+    moments = conn.execute(f"""
+        SELECT (c->>'lecture_id') AS lecture_id, round((c->>'t_s')::numeric) AS t, count(*) AS n,
+               l.number, l.title
+        FROM answers a CROSS JOIN LATERAL jsonb_array_elements(a.sentences) s
+             CROSS JOIN LATERAL jsonb_array_elements(s->'citations') c
+             JOIN lectures l ON l.id::text = c->>'lecture_id' AND l.course_id = a.course_id
+        WHERE {where} AND NOT a.declined
+        GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", args).fetchall()
+    days = conn.execute(f"""
+        SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
+        FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
+        LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
+                           AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
+        GROUP BY d ORDER BY d""", (start, end, course_id)).fetchall()
+    return {
+        "course_id": course_id, "from": start.isoformat(), "to": end.isoformat(),
+        "questions": totals["n"], "declined": totals["declined"], "students": totals["students"],
+        "grouping": {"method": "greedy cosine clustering in Python (numpy)", "threshold": threshold},
+        "topics": grouped(answered, embed, threshold),
+        "uncovered": grouped(declined, embed, threshold),
+        "thumbs_down": [{"question": r["question"], "answer": r["answer"], "comment": r["comment"],
+                         "created_at": r["created_at"].isoformat()} for r in down],
+        "top_moments": [{"lecture_id": r["lecture_id"], "lecture_number": r["number"], "lecture_title": r["title"],
+                         "t_s": float(r["t"]), "label": citation_label(r["number"], float(r["t"])), "count": r["n"]}
+                        for r in moments],
+        "per_day": [{"date": r["day"].isoformat(), "questions": r["n"], "declined": r["declined"]} for r in days],
+    }
+
+
+class _SafeWriter:
+    """A csv writer that defuses spreadsheet formulas in student text (a cell starting with
+    ``= + - @`` or a tab/CR gets a leading apostrophe)."""
+
+    def __init__(self, buf):
+        self.w = csv.writer(buf)
+
+    def writerow(self, row):
+        self.w.writerow([("'" + c) if isinstance(c, str) and c[:1] in ("=", "+", "-", "@", "\t", "\r") else c
+                         for c in row])
+
+
+def to_csv(ins: dict) -> str:
+    """The insights as one CSV table: ``section,label,count,lecture_number,t_s,detail``."""
+    buf = io.StringIO()
+    w = _SafeWriter(buf)
+    w.writerow(["section", "label", "count", "lecture_number", "t_s", "detail"])
+    w.writerow(["summary", "questions", ins["questions"], "", "", f"{ins['from']} to {ins['to']}"])
+    w.writerow(["summary", "declined", ins["declined"], "", "", ""])
+    w.writerow(["summary", "students", ins["students"], "", "", "distinct askers (keyed hash)"])
+    for section in ("topics", "uncovered"):
+        for t in ins[section]:
+            w.writerow([section, t["label"], t["count"], "", "", " | ".join(t["examples"])])
+    for m in ins["top_moments"]:
+        w.writerow(["top_moment", m["label"], m["count"], m["lecture_number"], m["t_s"], m["lecture_title"]])
+    for d in ins["thumbs_down"]:
+        w.writerow(["thumbs_down", d["question"], 1, "", "", d["comment"] or ""])
+    for d in ins["per_day"]:
+        w.writerow(["per_day", d["date"], d["questions"], "", "", f"declined {d['declined']}"])
+    return buf.getvalue()
+
+
+def install(app, pool, h, ApiError, settings) -> None:  # noqa: N803 - a class
+    """Adds ``GET /api/courses/{id}/insights`` (JSON) and ``.../insights.csv`` (owner or admin;
+    ``?from=&to=`` ISO dates, also ``since``/``until``) to ``app``."""
+    from flask import Response, request
+
+    def load(course_id: str) -> dict:
+        c = h.course_row(course_id, manage=True)
+        try:
+            start, end = period(request.args.get("from") or request.args.get("since"),
+                                request.args.get("to") or request.args.get("until"))
+        except ValueError as e:
+            raise ApiError(400, "invalid_period", str(e)) from None
+        from lecturecopilot import models  # lazily: the embedder loads on the first insights request
+
+        with pool.connection() as conn:
+            return compute(conn, str(c["id"]), start, end, lambda texts: models.embed(settings.embed_model, texts))
+
+    @app.get("/api/courses/<course_id>/insights")
+    def course_insights(course_id: str):
+        """The course's insights as JSON (see :func:`compute`)."""
+        return load(course_id)
+
+    @app.get("/api/courses/<course_id>/insights.csv")
+    def course_insights_csv(course_id: str):
+        """The course's insights as a CSV download (see :func:`to_csv`)."""
+        ins = load(course_id)
+        return Response(to_csv(ins), mimetype="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="insights-{ins["from"]}-{ins["to"]}.csv"'})

@@ -1,0 +1,248 @@
+"""Exam-prep (practice question) routes of the gateway, on top of :mod:`services.ask.examprep_store`.
+
+Students (anyone who may see the course) list a lecture's or a course's questions without their
+answers, submit chosen options and get the score with, per question, the correct option, the
+explanation and a chip; they may report a question. The course's instructor (or an admin)
+generates a lecture's set (at most once per lecture every 5 minutes: 429 with ``Retry-After`` and
+``wait_s``), edits and deletes questions, and sees answers, reports and how often each question was
+answered wrongly. Generation is extractive and needs the sentence embedder, which is loaded lazily in
+the gateway process the first time an instructor generates a set.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from flask import Flask, Response, jsonify
+
+from lecturecopilot.labels import citation_label
+from services.ask import examprep_store as store
+
+from . import limits
+
+MAX_ANSWERS = 200
+
+
+def citation_json(lecture_id: str, lecture_number: int, t_s: float) -> dict:
+    """A chip as in answers: ``{"lecture_id", "lecture_number", "t_s", "label"}``."""
+    return {"lecture_id": lecture_id, "lecture_number": lecture_number, "t_s": t_s,
+            "label": citation_label(lecture_number, t_s)}
+
+
+def public_json(r: dict) -> dict:
+    """A question as a student sees it before answering: no answer, no explanation, no chip."""
+    return {"id": r["id"], "lecture_id": r["lecture_id"], "lecture_number": r["lecture_number"],
+            "question": r["stem"], "options": list(r["options"])}
+
+
+def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  # noqa: N803 - a class
+    """Adds the exam-prep routes to ``app``. ``h`` carries the gateway's helpers: ``course_row``,
+    ``lecture_row``, ``require``, ``body``, ``limited``, ``person``, ``_clean_text``."""
+
+    def quiz_error(e: store.QuizError):
+        if isinstance(e, store.RegenerationTooSoon):
+            return ApiError(429, "regenerate_too_soon", str(e), headers={"Retry-After": str(e.wait_s)},
+                            extra={"wait_s": e.wait_s})
+        return ApiError(400, "invalid_quiz", str(e))
+
+    def question_row(question_id: str, *, manage: bool = False) -> dict:
+        """The question if its course may be seen (404 otherwise; ``manage`` as in course_row)."""
+        try:
+            with pool.connection() as conn:
+                q = store.get_question(conn, question_id)
+        except store.QuizError:
+            raise ApiError(404, "not_found", "Unknown question.") from None
+        try:
+            h.course_row(q["course_id"], manage=manage)
+        except ApiError as e:
+            if e.status == 404:
+                raise ApiError(404, "not_found", "Unknown question.") from None
+            raise
+        return q
+
+    def admin_json(conn, r: dict) -> dict:
+        out = public_json(r)
+        stats = conn.execute("SELECT count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong FROM quiz_attempts "
+                             "WHERE question_id=%s", (r["id"],)).fetchone()
+        comments = conn.execute("SELECT comment, created_at FROM quiz_reports WHERE question_id=%s ORDER BY created_at",
+                                (r["id"],)).fetchall()
+        out.update({"answer_index": r["answer_index"], "explanation": r["explanation"], "method": r["method"],
+                    "citation": citation_json(r["cite_lecture_id"], r["cite_lecture_number"], r["cite_t_s"]),
+                    "reports": len(comments),
+                    "report_comments": [c["comment"] for c in comments if c["comment"]],
+                    "attempts": stats["n"], "wrong": stats["wrong"]})
+        return out
+
+    def grade(rows: list[dict]) -> dict:
+        """Grades ``{"answers": [{"question_id", "choice"}]}`` against ``rows`` (the questions the
+        request may answer), records every attempt, returns the score and per-question results."""
+        data = h.body()
+        answers = data.get("answers")
+        if not isinstance(answers, list) or not answers or len(answers) > MAX_ANSWERS:
+            raise ApiError(400, "invalid_answers", f"'answers' must be a list of 1–{MAX_ANSWERS} "
+                                                   "{\"question_id\", \"choice\"} objects.")
+        by_id = {r["id"]: r for r in rows}
+        seen = set()
+        for a in answers:
+            if not isinstance(a, dict) or not isinstance(a.get("question_id"), str):
+                raise ApiError(400, "invalid_answers", "Each answer needs a 'question_id' and a 'choice'.")
+            choice = a.get("choice")
+            if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice <= 3:
+                raise ApiError(400, "invalid_choice", "'choice' must be 0, 1, 2 or 3.")
+            if a["question_id"] not in by_id:
+                raise ApiError(404, "not_found", "Unknown question in 'answers' (not of this lecture or course).")
+            if a["question_id"] in seen:
+                raise ApiError(400, "invalid_answers", "A question is answered twice.")
+            seen.add(a["question_id"])
+        h.limited([(f"quiz-answer:{h.person()}", limits.HOUR_S, settings.quiz_answer_limit)], "practice answers")
+        results = []
+        with pool.connection() as conn:
+            for a in answers:
+                r = by_id[a["question_id"]]
+                got = store.record_attempt(conn, r["id"], a["choice"])
+                results.append({"question_id": r["id"], "choice": a["choice"], "correct": got["correct"],
+                                "answer_index": got["answer_index"], "answer": r["options"][got["answer_index"]],
+                                "explanation": got["explanation"],
+                                "citation": citation_json(r["cite_lecture_id"], r["cite_lecture_number"],
+                                                          r["cite_t_s"])})
+        score = sum(1 for x in results if x["correct"])
+        return {"score": score, "total": len(results), "results": results}
+
+    @app.get("/api/lectures/<lecture_id>/quiz")
+    def lecture_quiz(lecture_id: str):
+        """The lecture's practice questions without answers (anyone who may see the course)."""
+        r = h.lecture_row(lecture_id)
+        with pool.connection() as conn:
+            rows = store.list_questions(conn, lecture_id=str(r["id"]))
+        return {"lecture_id": str(r["id"]), "questions": [public_json(x) for x in rows]}
+
+    @app.get("/api/courses/<course_id>/quiz")
+    def course_quiz(course_id: str):
+        """The whole course's practice questions without answers, in lecture order."""
+        c = h.course_row(course_id)
+        with pool.connection() as conn:
+            rows = store.list_questions(conn, course_id=str(c["id"]))
+        return {"course_id": str(c["id"]), "questions": [public_json(x) for x in rows]}
+
+    @app.post("/api/lectures/<lecture_id>/quiz/answers")
+    def answer_lecture_quiz(lecture_id: str):
+        """``{"answers": [{"question_id", "choice"}]}`` → ``{"score", "total", "results": [...]}``."""
+        r = h.lecture_row(lecture_id)
+        with pool.connection() as conn:
+            rows = store.list_questions(conn, lecture_id=str(r["id"]))
+        return grade(rows)
+
+    @app.post("/api/courses/<course_id>/quiz/answers")
+    def answer_course_quiz(course_id: str):
+        """As the lecture route, for questions of any lecture of the course."""
+        c = h.course_row(course_id)
+        with pool.connection() as conn:
+            rows = store.list_questions(conn, course_id=str(c["id"]))
+        return grade(rows)
+
+    @app.post("/api/lectures/<lecture_id>/quiz/generate")
+    def generate_quiz(lecture_id: str):
+        """Writes (replaces) the lecture's set: owner or admin; 409 before the lecture is ready;
+        429 ``regenerate_too_soon`` (``Retry-After``, ``wait_s``) within 5 minutes of the last."""
+        r = h.lecture_row(lecture_id, manage=True)
+        if r["status"] != "ready":
+            raise ApiError(409, "not_ready", "The lecture is not processed yet; generate questions once it is ready.")
+        from lecturecopilot import models  # lazily: the embedder loads on the first generation only
+
+        embed = lambda texts: models.embed(settings.embed_model, texts)  # noqa: E731
+        try:
+            with pool.connection() as conn:
+                gen = store.generate(conn, str(r["id"]), embed)
+                out = [admin_json(conn, x) for x in gen.questions]
+        except store.QuizError as e:
+            raise quiz_error(e) from None
+        return jsonify({"lecture_id": str(r["id"]), "method": gen.method, "written": gen.written, "kept": gen.kept,
+                        "seconds": round(gen.seconds, 2), "questions": out}), 201
+
+    @app.get("/api/lectures/<lecture_id>/quiz/admin")
+    def lecture_quiz_admin(lecture_id: str):
+        """The set with answers, explanations, chips, report counts and comments, attempts and how
+        often each was answered wrongly (owner or admin)."""
+        r = h.lecture_row(lecture_id, manage=True)
+        with pool.connection() as conn:
+            rows = store.list_questions(conn, lecture_id=str(r["id"]))
+            last = conn.execute("SELECT max(created_at) AS t FROM quiz_generations WHERE lecture_id=%s",
+                                (r["id"],)).fetchone()["t"]
+            out = [admin_json(conn, x) for x in rows]
+        return {"lecture_id": str(r["id"]), "generated_at": last.isoformat() if last else None,
+                "regenerate_every_s": store.REGENERATE_EVERY_S, "questions": out}
+
+    @app.patch("/api/quiz/questions/<question_id>")
+    def edit_quiz_question(question_id: str):
+        """Edits ``question`` (stem), ``options``, ``answer_index``, ``explanation``, ``cite_lecture_id``,
+        ``cite_t_s``; the whole question is validated (400 ``invalid_quiz``). Owner or admin."""
+        q = question_row(question_id, manage=True)
+        data = h.body()
+        if "question" in data:
+            data["stem"] = data.pop("question")
+        texts = [data.get("stem"), data.get("explanation")] + (data["options"] if isinstance(data.get("options"), list) else [])
+        if any(isinstance(t, str) and ("\x00" in t or any(0xD800 <= ord(c) <= 0xDFFF for c in t)) for t in texts):
+            raise ApiError(400, "invalid_quiz", "The question contains characters that are not allowed (NUL or "
+                                                "unpaired surrogates).")
+        if any(isinstance(t, str) and len(t) > 2000 for t in texts):
+            raise ApiError(400, "invalid_quiz", "Stem, options and explanation are at most 2000 characters each.")
+        try:
+            with pool.connection() as conn:
+                store.edit_question(conn, q["id"], **data)
+                [row] = [x for x in store.list_questions(conn, lecture_id=q["lecture_id"]) if x["id"] == q["id"]]
+                return admin_json(conn, row)
+        except store.QuizError as e:
+            raise quiz_error(e) from None
+
+    @app.delete("/api/quiz/questions/<question_id>")
+    def delete_quiz_question(question_id: str):
+        """Deletes a question (owner or admin) → 204."""
+        q = question_row(question_id, manage=True)
+        with pool.connection() as conn:
+            store.delete_question(conn, q["id"])
+        return Response(status=204)
+
+    @app.post("/api/quiz/questions/<question_id>/report")
+    def report_quiz_question(question_id: str):
+        """``{"comment": str | null}`` → 204; anyone who may see the course, rate-limited."""
+        q = question_row(question_id)
+        data = h.body()
+        comment = data.get("comment")
+        if comment is not None and comment != "":
+            comment = h.clean_text(comment, "comment", store.MAX_COMMENT_CHARS)
+        h.limited([(f"quiz-report:{h.person()}", limits.DAY_S, settings.quiz_report_limit)], "question reports today")
+        with pool.connection() as conn:
+            store.report_question(conn, q["id"], comment or None)
+        return Response(status=204)
+
+    # -- the documented contract (docs/API.md, "Exam prep and insights") ------------------------------
+    @app.get("/api/lectures/<lecture_id>/practice")
+    def lecture_practice(lecture_id: str):
+        """API.md's listing: each question with its chip; the course's instructor and admins also
+        get ``answer_index`` and ``explanation``."""
+        r = h.lecture_row(lecture_id)
+        manager = h.may_manage(h.course_row(str(r["course_id"])))
+        with pool.connection() as conn:
+            rows = store.list_questions(conn, lecture_id=str(r["id"]))
+        out = []
+        for x in rows:
+            q = {**public_json(x), "citation": citation_json(x["cite_lecture_id"], x["cite_lecture_number"], x["cite_t_s"])}
+            if manager:
+                q.update(answer_index=x["answer_index"], explanation=x["explanation"])
+            out.append(q)
+        return {"questions": out}
+
+    @app.post("/api/practice/<question_id>/answer")
+    def practice_answer(question_id: str):
+        """API.md's single answer: ``{"choice": int}`` → ``{"correct", "answer_index", "explanation",
+        "citation"}`` (the attempt is recorded)."""
+        q = question_row(question_id)
+        choice = h.body().get("choice")
+        if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice <= 3:
+            raise ApiError(400, "invalid_choice", "'choice' must be 0, 1, 2 or 3.")
+        h.limited([(f"quiz-answer:{h.person()}", limits.HOUR_S, settings.quiz_answer_limit)], "practice answers")
+        with pool.connection() as conn:
+            got = store.record_attempt(conn, q["id"], choice)
+            number = conn.execute("SELECT number FROM lectures WHERE id=%s", (got["cite_lecture_id"],)).fetchone()["number"]
+        return {"correct": got["correct"], "answer_index": got["answer_index"], "explanation": got["explanation"],
+                "citation": citation_json(got["cite_lecture_id"], number, got["cite_t_s"])}
