@@ -119,7 +119,7 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
              JOIN lectures l ON l.id::text = c->>'lecture_id' AND l.course_id = a.course_id
         WHERE {where} AND NOT a.declined
         GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", args).fetchall()
-    days = conn.execute(f"""
+    days = conn.execute("""
         SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
         FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
         LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
