@@ -46,6 +46,19 @@ class AnswerSentence:
     cites: list[Cite]
 
 
+_CHATTER = re.compile(
+    r"^(?:(?:so|and|but|ok(?:ay)?|all right|right|now|yeah|well)[,.]?\s*)*"
+    r"(?:does (?:that|this) make sense|any questions|questions|is that clear|right|ok(?:ay)?|all right|"
+    r"yeah|cool|good|great|everybody (?:with me|good)|you (?:see|know))\s*[?.!]*$", re.IGNORECASE)
+
+
+def is_chatter(text: str) -> bool:
+    """True for classroom talk that carries no content ("Does that make sense?", "Right?",
+    "OK, any questions?"): trimmed from the edges of an extractive answer."""
+    t = clean(text)
+    return bool(_CHATTER.match(t)) or len(re.findall(r"[A-Za-z]{3,}", t)) < 2
+
+
 def clean(text: str) -> str:
     """Removes fillers and stutter repeats without changing the sentence's words otherwise."""
     t = _FILLER.sub("", text)
@@ -79,6 +92,10 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     if best is None:
         return []
     _, p, run = best
+    while len(run) > 1 and is_chatter(run[0].text):  # "Does that make sense?" opens no answer
+        run = run[1:]
+    while len(run) > 1 and is_chatter(run[-1].text):
+        run = run[:-1]
     out = []
     for s in run:
         text = clean(s.text)

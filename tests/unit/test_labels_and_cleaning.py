@@ -22,3 +22,13 @@ def test_citation_label():
 ])
 def test_clean_removes_fillers_and_stutter(raw, expected):
     assert clean(raw) == expected
+
+
+@pytest.mark.parametrize("text,chatter", [
+    ("Does that make sense?", True), ("OK, any questions?", True), ("Right?", True), ("So, okay.", True),
+    ("Yeah.", True), ("Chaining keeps a list in each slot.", False), ("Does hashing make lookups fast?", False),
+    ("So this is an idea called chaining.", False)])
+def test_classroom_chatter_is_recognised(text, chatter):
+    from services.ask.write import is_chatter
+
+    assert is_chatter(text) is chatter
