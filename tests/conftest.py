@@ -38,6 +38,25 @@ class Stack:
     def db(self):
         return psycopg.connect(self.db_url, autocommit=True)
 
+    def upload_ready(self, course_id: str, video: Path, *, title: str, number: int, captions_vtt: str | None = None) -> str:
+        """Uploads ``video`` (with ``captions_vtt`` text as its captions, if given) to the course through
+        the API, waits until it is ``ready`` and returns the lecture id."""
+        import requests
+
+        files = {"video": (video.name, open(video, "rb"), "video/mp4")}
+        if captions_vtt is not None:
+            files["captions"] = ("captions.vtt", captions_vtt.encode(), "text/vtt")
+        try:
+            r = requests.post(f"{self.base}/api/courses/{course_id}/lectures", headers=self.admin, files=files,
+                              data={"title": title, "number": str(number)}, timeout=120)
+        finally:
+            files["video"][1].close()
+        assert r.status_code == 202, r.text
+        lecture_id = r.json()["lecture_id"]
+        st = self.wait_ready(lecture_id)
+        assert st["status"] == "ready", st
+        return lecture_id
+
     def course_with_video(self, title: str, video: Path, number: int) -> tuple[str, str]:
         """A new course with ``video`` uploaded through the API and processed to ``ready``:
         returns (course_id, lecture_id)."""

@@ -42,14 +42,7 @@ def course(stack, synth_video):
     video with heap captions, so its transcript and citations are about heaps)."""
     res, _ = synth_video
     course_id, l1 = stack.course_with_video("Algorithms (web)", res.path, 1)
-    with open(res.path, "rb") as f:
-        r = requests.post(f"{stack.base}/api/courses/{course_id}/lectures", headers=stack.admin,
-                          files={"video": (res.path.name, f, "video/mp4"),
-                                 "captions": ("heaps.vtt", _heap_vtt(res.duration_s).encode(), "text/vtt")},
-                          data={"title": "Heaps", "number": "2"}, timeout=120)
-    assert r.status_code == 202, r.text
-    l2 = r.json()["lecture_id"]
-    assert stack.wait_ready(l2)["status"] == "ready"
+    l2 = stack.upload_ready(course_id, res.path, title="Heaps", number=2, captions_vtt=_heap_vtt(res.duration_s))
     return {"id": course_id, "l1": l1, "l2": l2, "video": res}
 
 

@@ -40,14 +40,7 @@ def practice_course(stack, synth_video):
     """A course with one video lecture whose transcript is the sorting captions, its set generated."""
     res, _ = synth_video
     course = stack.create_course("Sorting (practice)")
-    with open(res.path, "rb") as f:
-        r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin,
-                          files={"video": (res.path.name, f, "video/mp4"),
-                                 "captions": ("sorting.vtt", _vtt(res.duration_s).encode(), "text/vtt")},
-                          data={"title": "Sorting", "number": "1"}, timeout=120)
-    assert r.status_code == 202, r.text
-    lecture = r.json()["lecture_id"]
-    assert stack.wait_ready(lecture)["status"] == "ready"
+    lecture = stack.upload_ready(course, res.path, title="Sorting", number=1, captions_vtt=_vtt(res.duration_s))
     r = requests.post(f"{stack.base}/api/lectures/{lecture}/quiz/generate", headers=stack.admin, timeout=180)
     assert r.status_code == 201 and r.json()["kept"] >= 2, r.text
     return {"id": course, "lecture": lecture, "key": {q["id"]: q for q in r.json()["questions"]}}
