@@ -24,6 +24,9 @@ class Settings(BaseSettings):
     database_url: str | None = Field(default=None, validation_alias=AliasChoices("DATABASE_URL", "LC_DATABASE_URL"))
     nats_url: str | None = Field(default=None, validation_alias=AliasChoices("NATS_URL", "LC_NATS_URL"))
     qdrant_url: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_URL", "LC_QDRANT_URL"))
+    qdrant_api_key: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_API_KEY", "LC_QDRANT_API_KEY"))
+    qdrant_collection: str = "lecture_copilot"
+    qdrant_replication_factor: int = Field(default=1, description="Replicas of each shard when the collection is created.")
     embedded_nats_port: int = 4223
 
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")

@@ -9,6 +9,12 @@ Named vectors per point: ``dense`` (all-MiniLM-L6-v2, cosine) and ``bm25`` (spar
 Qdrant's BM25 with the IDF modifier; IDF is computed over the active course's points only,
 via ``SearchParams(idf=IdfParams(corpus=course filter))``, so one course's vocabulary
 never changes another course's ranking).
+
+With ``QDRANT_URL`` set, the points live in a Qdrant server instead (:class:`QdrantServerBackend`,
+through qdrant-client): the same named vectors and payload in one collection. A server computes
+IDF over its whole collection, so there the BM25 query is weighted on our side with the course's
+own IDF (Qdrant's formula, ln((N − n + 0.5)/(n + 0.5) + 1), N and n counted over the course's
+segments) and the stored sparse vectors carry no modifier: the ranking stays per course.
 """
 
 from __future__ import annotations
@@ -65,22 +71,90 @@ def _course_filter(course_id: str, lecture_id: str | None, kind: str | None = No
     return q.Filter(must=must)
 
 
-class EmbeddedSearchIndex:
-    """A qdrant-edge shard at ``path`` synced from Postgres. Thread-safe (one lock)."""
+@dataclass
+class _Found:
+    id: str
+    payload: dict
+    score: float
 
-    def __init__(self, path: Path, pool: ConnectionPool):
+
+class QdrantServerBackend:
+    """Points in a Qdrant server (or any qdrant-client target) instead of the embedded shard.
+
+    ``client`` is a ``qdrant_client.QdrantClient``; ``collection`` is created on first use with a
+    cosine ``dense`` vector (384-d), a plain sparse ``bm25`` vector and keyword indexes on
+    ``course_id``, ``lecture_id`` and ``kind``. Raises qdrant-client's errors when the server
+    refuses or is unreachable.
+    """
+
+    def __init__(self, client, collection: str = "lecture_copilot", replication_factor: int = 1):
+        from qdrant_client import models as m
+
+        self.client, self.collection, self.m = client, collection, m
+        if not client.collection_exists(collection):
+            client.create_collection(
+                collection, vectors_config={DENSE: m.VectorParams(size=EMBED_DIM, distance=m.Distance.COSINE)},
+                sparse_vectors_config={SPARSE: m.SparseVectorParams()}, replication_factor=replication_factor)
+            for field in ("course_id", "lecture_id", "kind"):
+                client.create_payload_index(collection, field, m.PayloadSchemaType.KEYWORD)
+
+    def _filter(self, course_id: str, lecture_id: str | None, kind: str | None):
+        m = self.m
+        must = [] if course_id == ALL_COURSES else [m.FieldCondition(key="course_id", match=m.MatchValue(value=course_id))]
+        if lecture_id:
+            must.append(m.FieldCondition(key="lecture_id", match=m.MatchValue(value=lecture_id)))
+        if kind:
+            must.append(m.FieldCondition(key="kind", match=m.MatchValue(value=kind)))
+        return m.Filter(must=must)
+
+    def upsert(self, points: list[tuple[str, list[float], object, dict]]) -> None:
+        """``points``: (id, dense vector, BM25 sparse vector with ``indices``/``values``, payload)."""
+        m = self.m
+        self.client.upsert(self.collection, wait=True, points=[
+            m.PointStruct(id=pid, payload=payload, vector={
+                DENSE: dense, SPARSE: m.SparseVector(indices=list(sp.indices), values=list(sp.values))})
+            for pid, dense, sp, payload in points])
+
+    def delete_lecture(self, lecture_id: str) -> None:
+        m = self.m
+        self.client.delete(self.collection, wait=True, points_selector=m.FilterSelector(filter=m.Filter(
+            must=[m.FieldCondition(key="lecture_id", match=m.MatchValue(value=lecture_id))])))
+
+    def query(self, specs: list[tuple]) -> list[list[_Found]]:
+        """``specs``: (vector name, dense list or (indices, values), course_id, lecture_id, kind, limit)."""
+        m = self.m
+        reqs = []
+        for using, vec, course_id, lecture_id, kind, limit in specs:
+            query = m.SparseVector(indices=list(vec[0]), values=list(vec[1])) if using == SPARSE else vec
+            reqs.append(m.QueryRequest(query=query, using=using, filter=self._filter(course_id, lecture_id, kind),
+                                       limit=limit, with_payload=True))
+        res = self.client.query_batch_points(self.collection, requests=reqs)
+        return [[_Found(str(p.id), p.payload, float(p.score)) for p in r.points] for r in res]
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class EmbeddedSearchIndex:
+    """A qdrant-edge shard at ``path`` (or a Qdrant server: ``server``) synced from Postgres.
+    Thread-safe (one lock)."""
+
+    def __init__(self, path: Path, pool: ConnectionPool, server: QdrantServerBackend | None = None):
         self.pool = pool
         self.path = path
-        shutil.rmtree(path, ignore_errors=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        cfg = q.EdgeConfig(
-            vectors={DENSE: q.EdgeVectorParams(size=EMBED_DIM, distance=q.Distance.Cosine)},
-            sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
-        )
-        self.shard = q.EdgeShard.create(str(path), cfg)
-        self.shard.update(q.UpdateOperation.create_field_index("course_id", q.PayloadSchemaType.Keyword))
-        self.shard.update(q.UpdateOperation.create_field_index("lecture_id", q.PayloadSchemaType.Keyword))
-        self.shard.update(q.UpdateOperation.create_field_index("kind", q.PayloadSchemaType.Keyword))
+        self.server = server
+        self.shard = None
+        if server is None:
+            shutil.rmtree(path, ignore_errors=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            cfg = q.EdgeConfig(
+                vectors={DENSE: q.EdgeVectorParams(size=EMBED_DIM, distance=q.Distance.Cosine)},
+                sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
+            )
+            self.shard = q.EdgeShard.create(str(path), cfg)
+            self.shard.update(q.UpdateOperation.create_field_index("course_id", q.PayloadSchemaType.Keyword))
+            self.shard.update(q.UpdateOperation.create_field_index("lecture_id", q.PayloadSchemaType.Keyword))
+            self.shard.update(q.UpdateOperation.create_field_index("kind", q.PayloadSchemaType.Keyword))
         self.bm25 = q.Bm25(q.Bm25Config(language="english"))
         self._lock = threading.RLock()
         self._synced: dict[str, dict[str, object]] = {}  # course_id -> {lecture_id: indexed_at}
@@ -120,8 +194,11 @@ class EmbeddedSearchIndex:
                     have[lid] = stamp
 
     def _drop_lecture(self, lecture_id: str) -> None:
-        self.shard.update(q.UpdateOperation.delete_points_by_filter(
-            q.Filter(must=[q.FieldCondition(key="lecture_id", match=q.MatchValue(lecture_id))])))
+        if self.server is not None:
+            self.server.delete_lecture(lecture_id)
+        else:
+            self.shard.update(q.UpdateOperation.delete_points_by_filter(
+                q.Filter(must=[q.FieldCondition(key="lecture_id", match=q.MatchValue(lecture_id))])))
         for key in [k for k in self.sentences if k[0] == lecture_id]:
             del self.sentences[key]
         for key in [k for k in self.segments if k[0] == lecture_id]:
@@ -145,10 +222,10 @@ class EmbeddedSearchIndex:
                                  "ORDER BY idx", (lecture_id,)).fetchall()
         self._drop_lecture(lecture_id)
 
-        def point(pid: str, kind: str, seg_idx: int, r: dict) -> q.Point:
-            return q.Point(pid, {DENSE: list(r["embedding"]), SPARSE: self.bm25.embed_document(r["text"])},
-                           {"course_id": course_id, "lecture_id": lecture_id, "lecture_number": number, "kind": kind,
-                            "segment_idx": seg_idx, "start_s": r["start_s"], "end_s": r["end_s"], "text": r["text"]})
+        def point(pid: str, kind: str, seg_idx: int, r: dict) -> tuple:
+            return (pid, list(r["embedding"]), self.bm25.embed_document(r["text"]),
+                    {"course_id": course_id, "lecture_id": lecture_id, "lecture_number": number, "kind": kind,
+                     "segment_idx": seg_idx, "start_s": r["start_s"], "end_s": r["end_s"], "text": r["text"]})
 
         points = [point(s["id"], SEGMENT, s["idx"], s) for s in segs]
         points += [point(str(uuid.uuid5(uuid.UUID(lecture_id), f"subchunk:{c['idx']}")), SUBCHUNK, c["segment_idx"], c)
@@ -160,8 +237,11 @@ class EmbeddedSearchIndex:
             self.segment_tokens[(lecture_id, s["idx"])] = frozenset(self.bm25.embed_document(s["text"]).indices)
             self.segments[(lecture_id, s["idx"])] = Hit(s["id"], lecture_id, number, s["idx"], s["start_s"],
                                                         s["end_s"], s["text"], 0.0)
-        if points:
-            self.shard.update(q.UpdateOperation.upsert_points(points))
+        if points and self.server is not None:
+            self.server.upsert(points)
+        elif points:
+            self.shard.update(q.UpdateOperation.upsert_points(
+                [q.Point(pid, {DENSE: dense, SPARSE: sp}, payload) for pid, dense, sp, payload in points]))
         self.chapters[lecture_id] = [
             (c["start_s"], c["end_s"], np.asarray(c["bullet_embeddings"], dtype="float32").reshape(-1, EMBED_DIM))
             for c in chaps]
@@ -244,9 +324,19 @@ class EmbeddedSearchIndex:
         - ``dense_sub`` / ``bm25_sub``: sub-chunks by cosine / BM25, each segment scored by its
           best sub-chunk (max-pooling), so the unit returned is always the segment (≤ 90 s).
         """
+        sparse_q = sparse_query or self.bm25.embed_query(text)
+        if self.server is not None:
+            weighted = self._course_idf_weighted(course_id, sparse_q)
+            vec = dense.tolist()
+            with self._lock:
+                dense_seg, bm25_seg, dense_sub, bm25_sub = self.server.query([
+                    (DENSE, vec, course_id, lecture_id, SEGMENT, limit),
+                    (SPARSE, weighted, course_id, lecture_id, SEGMENT, limit),
+                    (DENSE, vec, course_id, lecture_id, SUBCHUNK, limit * 3),
+                    (SPARSE, weighted, course_id, lecture_id, SUBCHUNK, limit * 3)])
+            return self._lists(dense_seg, bm25_seg, dense_sub, bm25_sub, limit)
         seg_f = _course_filter(course_id, lecture_id, SEGMENT)
         sub_f = _course_filter(course_id, lecture_id, SUBCHUNK)
-        sparse_q = sparse_query or self.bm25.embed_query(text)
         reqs = q.QueryBatchRequest([
             q.QueryRequest(limit=limit, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=seg_f,
                            with_payload=True),
@@ -259,7 +349,30 @@ class EmbeddedSearchIndex:
         ])
         with self._lock:
             dense_seg, bm25_seg, dense_sub, bm25_sub = self.shard.query_batch(reqs)
+        return self._lists(dense_seg, bm25_seg, dense_sub, bm25_sub, limit)
 
+    def _course_idf_weighted(self, course_id: str, sparse) -> tuple[list[int], list[float]]:
+        """The BM25 query with each term weighted by its IDF over the course's segments (Qdrant's
+        formula: ln((N − n + 0.5)/(n + 0.5) + 1)); used with a server, whose IDF would span every course."""
+        import math
+
+        if course_id == ALL_COURSES:
+            n_docs, df = 0, {}
+            for cid in set(self.course_of.values()):
+                n, d = self.course_df(cid)
+                n_docs += n
+                for t, k in d.items():
+                    df[t] = df.get(t, 0) + k
+        else:
+            n_docs, df = self.course_df(course_id)
+        idx, vals = [], []
+        for i, v in zip(sparse.indices, sparse.values):
+            n = df.get(i, 0)
+            idx.append(int(i))
+            vals.append(float(v) * math.log((n_docs - n + 0.5) / (n + 0.5) + 1.0))
+        return idx, vals
+
+    def _lists(self, dense_seg, bm25_seg, dense_sub, bm25_sub, limit: int) -> dict[str, list[Hit]]:
         def hits(res) -> list[Hit]:
             return [Hit(str(p.id), p.payload["lecture_id"], int(p.payload["lecture_number"]),
                         int(p.payload["segment_idx"]), float(p.payload["start_s"]), float(p.payload["end_s"]),
@@ -283,4 +396,7 @@ class EmbeddedSearchIndex:
 
     def close(self) -> None:
         with self._lock:
-            self.shard.close()
+            if self.server is not None:
+                self.server.close()
+            else:
+                self.shard.close()

@@ -21,7 +21,7 @@ from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
 from . import compose, examprep, followup, gate, outline, refine, requests_policy, retrieve, spelling, write
-from .search_index import EmbeddedSearchIndex
+from .search_index import EmbeddedSearchIndex, QdrantServerBackend
 from .writers import configured_writers
 
 log = logging.getLogger("services.ask")
@@ -293,7 +293,15 @@ def serve(settings: Settings) -> None:
         GrpcInstrumentorServer().instrument()
     pool = db.make_pool(settings, max_size=8)
     models.embed(settings.embed_model, ["warm up"])  # load the model before taking traffic
-    index = EmbeddedSearchIndex(settings.data_dir / "qdrant" / f"ask-{settings.ask_port}", pool)
+    server_backend = None
+    if settings.qdrant_url:  # a Qdrant server (cluster) holds the points; else the embedded shard
+        from qdrant_client import QdrantClient
+
+        server_backend = QdrantServerBackend(QdrantClient(url=settings.qdrant_url, api_key=settings.qdrant_api_key),
+                                             settings.qdrant_collection, settings.qdrant_replication_factor)
+        log.info("search index on the Qdrant server %s (collection %s)", settings.qdrant_url,
+                 settings.qdrant_collection)
+    index = EmbeddedSearchIndex(settings.data_dir / "qdrant" / f"ask-{settings.ask_port}", pool, server=server_backend)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     ask_pb2_grpc.add_AskServiceServicer_to_server(AskServicer(settings, pool, index), server)
     server.add_insecure_port(f"{settings.ask_host}:{settings.ask_port}")
