@@ -50,6 +50,7 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
     assert not any(p.hit.lecture_id in outsiders for r in got["server"] for p in r)  # course isolation holds
     assert all(len(r) == 6 for r in got["server"])
     r3 = {name: _recall_at(res, questions, lecture_of, 3) for name, res in got.items()}
-    assert r3["server"] >= r3["edge"] - 0.05, r3
     top1_same = sum(a[0].hit.point_id == b[0].hit.point_id for a, b in zip(got["edge"], got["server"]))
+    print(f"recall@3 {r3}, top-1 the same for {top1_same}/{len(questions)}")
+    assert r3["server"] >= r3["edge"] - 0.05, r3
     assert top1_same / len(questions) >= 0.8, top1_same
