@@ -52,7 +52,6 @@ class Stack:
         finally:
             files["video"][1].close()
         assert r.status_code == 202, r.text
-        assert r.json()["status"] == "queued"
         lecture_id = r.json()["lecture_id"]
         st = self.wait_ready(lecture_id)
         assert st["status"] == "ready", st
@@ -61,8 +60,19 @@ class Stack:
     def course_with_video(self, title: str, video: Path, number: int) -> tuple[str, str]:
         """A new course with ``video`` uploaded through the API and processed to ``ready``:
         returns (course_id, lecture_id)."""
+        import requests
+
         course_id = self.create_course(title)
-        return course_id, self.upload_ready(course_id, video, title="Sorting", number=number)
+        with open(video, "rb") as f:
+            r = requests.post(f"{self.base}/api/courses/{course_id}/lectures", headers=self.admin,
+                              files={"video": (video.name, f, "video/mp4")},
+                              data={"title": "Sorting", "number": str(number)}, timeout=120)
+        assert r.status_code == 202, r.text
+        assert r.json()["status"] == "queued"
+        lecture_id = r.json()["lecture_id"]
+        st = self.wait_ready(lecture_id)
+        assert st["status"] == "ready", st
+        return course_id, lecture_id
 
 
 @pytest.fixture(scope="session")
@@ -74,26 +84,6 @@ def fake_llm():
     fake = FakeLLM()
     yield fake
     fake.close()
-
-
-CHROMIUM = "/usr/bin/chromium"  # Debian's chromium (scripts/setup.sh --test); never a downloaded browser
-CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--autoplay-policy=no-user-gesture-required", "--mute-audio"]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """One headless Chromium (Playwright driving Debian's chromium) for every browser test."""
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=shutil.which("chromium") or CHROMIUM, args=CHROMIUM_ARGS,
-                              headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="session")

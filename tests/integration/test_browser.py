@@ -3,10 +3,17 @@ browser): ask, the answer streams in with chips, a click seeks the video to the 
 
 from __future__ import annotations
 
+import shutil
 
 import pytest
 
 pytestmark = pytest.mark.slow
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--autoplay-policy=no-user-gesture-required", "--mute-audio"]
+
 
 @pytest.fixture(scope="module")
 def course(stack, synth_video):
@@ -16,10 +23,14 @@ def course(stack, synth_video):
 
 
 @pytest.fixture(scope="module")
-def page(browser):
-    pg = browser.new_page(viewport={"width": 1280, "height": 800})
-    yield pg
-    pg.close()
+def page():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        pg = browser.new_page(viewport={"width": 1280, "height": 800})
+        yield pg
+        browser.close()
 
 
 def test_chip_click_seeks_video(stack, course, page, tmp_path):

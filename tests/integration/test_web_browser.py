@@ -7,6 +7,7 @@ the pictures there."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from web_helpers import link_token, set_role
 
 pytestmark = pytest.mark.slow
 
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        "--autoplay-policy=no-user-gesture-required", "--mute-audio"]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1366, "height": 860}
 
@@ -39,6 +44,16 @@ def course(stack, synth_video):
     course_id, l1 = stack.course_with_video("Algorithms (web)", res.path, 1)
     l2 = stack.upload_ready(course_id, res.path, title="Heaps", number=2, captions_vtt=_heap_vtt(res.duration_s))
     return {"id": course_id, "l1": l1, "l2": l2, "video": res}
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
 
 
 @pytest.fixture
