@@ -42,15 +42,10 @@ import psycopg
 import requests
 
 from bench.procs import spawn, stop
+from bench.service_resources import _cpu_s
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "scale_out.json"
-
-
-def _cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) of ``pid`` (clock ticks from /proc/<pid>/stat)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path) -> list[dict]:

@@ -26,8 +26,8 @@ import threading
 import nats
 from nats.js.api import StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
-from opentelemetry import propagate
 
+from . import telemetry
 from .settings import Settings
 
 UPLOADED = "lecture.uploaded"
@@ -96,7 +96,7 @@ class SyncPublisher:
 
     def publish(self, subject: str, payload: bytes, msg_id: str, headers: dict | None = None) -> None:
         hdrs = {"Nats-Msg-Id": msg_id, **(headers or {})}
-        propagate.inject(hdrs)  # the caller's trace (the upload request) continues in the pipeline
+        telemetry.inject(hdrs)  # the caller's trace (the upload request) continues in the pipeline
         self._run(self._js.publish(subject, payload, stream=self._stream, headers=hdrs))
 
     def close(self) -> None:

@@ -238,6 +238,8 @@ CREATE TABLE IF NOT EXISTS quiz_generations (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS quiz_generations_lecture ON quiz_generations(lecture_id, created_at);
+-- a set written on a student's "quiz me" (the lecture had none): not counted in the instructor's 5-minute window
+ALTER TABLE quiz_generations ADD COLUMN IF NOT EXISTS automatic boolean NOT NULL DEFAULT false;
 -- assessment mode: answers to pasted graded items explain the concept without naming an option
 ALTER TABLE courses ADD COLUMN IF NOT EXISTS assessment_mode boolean NOT NULL DEFAULT false;
 -- insights: who asked, as the keyed hash (HMAC) used for rate limits; never an email or IP

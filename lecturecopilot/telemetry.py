@@ -101,9 +101,7 @@ def meter(name: str = "lecture-copilot") -> metrics.Meter:
 def grpc_metadata() -> list[tuple[str, str]]:
     """The current trace context as gRPC call metadata (``traceparent``; the server's gRPC
     instrumentation continues the trace from it)."""
-    carrier: dict[str, str] = {}
-    propagate.inject(carrier)
-    return list(carrier.items())
+    return list(inject({}).items())
 
 
 def inject(headers: dict) -> dict:

@@ -80,29 +80,38 @@ def lecture_material(conn, lecture_id: str) -> tuple[dict, list[ep.LectureSenten
     return rows[0], sents, (0.0, end)
 
 
-def _claim(conn, lecture_id: str, min_interval_s: float) -> None:
-    """Records a generation of the lecture's set, or raises RegenerationTooSoon (serialised per
-    lecture with a transaction-scoped advisory lock, so two requests can't both pass)."""
+def _claim(conn, lecture_id: str, min_interval_s: float, automatic: bool = False) -> None:
+    """Records a generation of the lecture's set (serialised per lecture with a transaction-scoped
+    advisory lock, so two requests can't both pass). An instructor's generation raises
+    RegenerationTooSoon within ``min_interval_s`` of the last instructor's generation; an
+    ``automatic`` one (a student's "quiz me" on a lecture with no set) is not counted in that
+    window and raises QuizError when the lecture already has questions."""
     with conn.transaction():
         _rows(conn, "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"quiz:{lecture_id}",))
-        last = _rows(conn, "SELECT extract(epoch FROM now() - max(created_at)) AS ago FROM quiz_generations "
-                           "WHERE lecture_id=%s", (lecture_id,))[0]["ago"]
-        if last is not None and float(last) < min_interval_s:
-            raise RegenerationTooSoon(min_interval_s - float(last))
-        _rows(conn, "INSERT INTO quiz_generations (lecture_id) VALUES (%s)", (lecture_id,))
+        if automatic:
+            if _rows(conn, "SELECT 1 FROM quiz_questions WHERE lecture_id=%s LIMIT 1", (lecture_id,)):
+                raise QuizError("The lecture already has questions.")
+        else:
+            last = _rows(conn, "SELECT extract(epoch FROM now() - max(created_at)) AS ago FROM quiz_generations "
+                               "WHERE lecture_id=%s AND NOT automatic", (lecture_id,))[0]["ago"]
+            if last is not None and float(last) < min_interval_s:
+                raise RegenerationTooSoon(min_interval_s - float(last))
+        _rows(conn, "INSERT INTO quiz_generations (lecture_id, automatic) VALUES (%s, %s)", (lecture_id, automatic))
 
 
 def generate(conn, lecture_id: str, embed: ep.EmbedFn, *, writers: Sequence = (),
-             max_questions: int = 8, min_interval_s: float = REGENERATE_EVERY_S) -> Generation:
+             max_questions: int = 8, min_interval_s: float = REGENERATE_EVERY_S, automatic: bool = False) -> Generation:
     """Writes, checks and stores a lecture's set, replacing its old questions (their reports and
     attempts go with them). With ``writers`` (cloud writers with ``complete()``), the first whose
     questions survive the check writes the set; otherwise the extractive writer does.
 
-    Raises RegenerationTooSoon within ``min_interval_s`` of the lecture's last generation."""
+    Raises QuizError for an unknown lecture; RegenerationTooSoon within ``min_interval_s`` of the
+    lecture's last instructor's generation; with ``automatic`` (see :func:`_claim`), QuizError
+    when the lecture already has a set."""
     t0 = time.perf_counter()
     lecture, sents, span = lecture_material(conn, lecture_id)
     lecture_id = lecture["id"]
-    _claim(conn, lecture_id, min_interval_s)
+    _claim(conn, lecture_id, min_interval_s, automatic)
     try:
         return _generate(conn, lecture, sents, span, embed, writers, max_questions, t0)
     except BaseException:  # nothing was stored: give the claim back

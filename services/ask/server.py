@@ -20,12 +20,13 @@ from lecturecopilot import models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
-from . import compose, examprep, followup, gate, outline, refine, requests_policy, retrieve, spelling, write
+from . import compose, examprep, examprep_store, followup, gate, outline, refine, requests_policy, retrieve, spelling, write
 from .search_index import EmbeddedSearchIndex, QdrantServerBackend
 from .writers import configured_writers
 
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = 2000
+MAX_EMBED_TEXTS = 2000
 
 
 _TRACER = telemetry.tracer("lecture-copilot.ask")
@@ -154,18 +155,43 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
 
     def _practice_questions(self, lecture_id: str) -> int:
         """How many exam-prep questions the lecture has, writing its set (extractive, well under
-        a second) when it has none and the 5-minute regeneration limit allows."""
-        from .examprep_store import QuizError, generate
-
+        a second) when it has none. That set is ``automatic``: it does not use up the instructor's
+        5-minute regeneration window."""
         with self.pool.connection() as conn:
             n = conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s", (lecture_id,)).fetchone()["n"]
             if n:
                 return n
             try:
-                return generate(conn, lecture_id, lambda texts: models.embed(self.settings.embed_model, texts)).kept
-            except QuizError as e:
+                return examprep_store.generate(conn, lecture_id, self._embed_many, automatic=True).kept
+            except examprep_store.QuizError as e:
                 log.info("no practice questions for %s: %s", lecture_id, e)
-                return 0
+                return conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s",
+                                    (lecture_id,)).fetchone()["n"]
+
+    def _embed_many(self, texts: list[str]):
+        return models.embed(self.settings.embed_model, texts)
+
+    def GeneratePractice(self, request, context):  # noqa: N802 - gRPC naming
+        """An instructor's (re)generation of a lecture's exam-prep set; see ask.proto for the errors."""
+        try:
+            with self.pool.connection() as conn:
+                gen = examprep_store.generate(conn, request.lecture_id, self._embed_many)
+        except examprep_store.RegenerationTooSoon as e:
+            context.set_trailing_metadata((("retry-after-s", str(e.wait_s)),))
+            context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
+        except examprep_store.QuizError as e:
+            code = grpc.StatusCode.NOT_FOUND if str(e).startswith("Unknown") else grpc.StatusCode.INVALID_ARGUMENT
+            context.abort(code, str(e))
+        return ask_pb2.GeneratePracticeResponse(method=gen.method, written=gen.written, kept=gen.kept,
+                                                seconds=gen.seconds, question_ids=[q["id"] for q in gen.questions])
+
+    def Embed(self, request, context):  # noqa: N802 - gRPC naming
+        """Embeddings of ``request.texts`` (at most MAX_EMBED_TEXTS, each cut at MAX_QUESTION_CHARS)."""
+        texts = list(request.texts)
+        if len(texts) > MAX_EMBED_TEXTS:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"At most {MAX_EMBED_TEXTS} texts per call.")
+        vecs = self._embed_many([t[:MAX_QUESTION_CHARS] for t in texts]) if texts else []
+        return ask_pb2.EmbedResponse(vectors=[ask_pb2.Vector(values=[float(x) for x in v]) for v in vecs])
 
     def Ask(self, request, context):  # noqa: N802 - gRPC naming
         t0 = time.perf_counter()
@@ -265,14 +291,14 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         with self.pool.connection() as conn:
             conn.execute(
                 "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, rewritten_question, "
-                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms, asker) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (answer_id, conversation_id, course_id, lecture_id, message, question, answer_text, declined,
                  reason or None,
                  json.dumps([{"text": s.text, "citations": [{"lecture_id": c.lecture_id, "t_s": c.t_s}
                                                             for c in s.citations]} for s in out]),
                  json.dumps([{"lecture_id": s.lecture_id, "start_s": s.start_s, "end_s": s.end_s} for s in sources]),
-                 outcome.writer, retrieve_ms, total_ms))
+                 outcome.writer, retrieve_ms, total_ms, request.asker[:128] or None))
         yield ask_pb2.AskEvent(done=ask_pb2.Done(
             answer_id=answer_id, conversation_id=conversation_id, declined=declined, answer=answer_text,
             sentences=out, sources=sources, retrieve_ms=retrieve_ms, total_ms=total_ms, writer=outcome.writer,

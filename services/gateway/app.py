@@ -548,18 +548,8 @@ def create_app() -> Flask:
                                  (settings.ask_limit_visitor, settings.ask_limit_visitor_total))
             limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
                     "questions today")
-        asker = person()
-
-        def mark_asker(answer_id: str) -> None:
-            """Records who asked as the keyed hash (for insights' student counts); never the identity."""
-            try:
-                with pool.connection() as conn:
-                    conn.execute("UPDATE answers SET asker=%s WHERE id=%s", (asker, _uuid(answer_id, "answer")))
-            except Exception:  # insights are best effort; the answer is what matters
-                log.warning("could not record the asker of %s", answer_id)
-
         req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
-                                 conversation_id=conversation_id)
+                                 conversation_id=conversation_id, asker=person())
         # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
         # the call in a generator that cannot be cancelled when the client goes away
         call = ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
@@ -568,7 +558,6 @@ def create_app() -> Flask:
             try:
                 for ev in call:
                     if ev.HasField("done"):
-                        mark_asker(ev.done.answer_id)
                         return done_json(ev.done)
             except grpc.RpcError as e:
                 raise grpc_error(e) from None
@@ -623,7 +612,6 @@ def create_app() -> Flask:
                     elif which == "sentence":
                         yield sse("sentence", sentence_json(ev.sentence))
                     elif which == "done":
-                        mark_asker(ev.done.answer_id)
                         yield sse("done", done_json(ev.done))
             except GeneratorExit:  # the client went away: stop the work in ask
                 log.info("client went away; cancelling the answer")
@@ -766,7 +754,8 @@ def create_app() -> Flask:
 
     # -- exam prep (quiz_routes.py) and insights (insights.py) ------------------------------------
     helpers = SimpleNamespace(course_row=course_row, lecture_row=lecture_row, require=require, body=body,
-                              limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage)
+                              limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage,
+                              ask=ask, grpc_error=grpc_error)
     quiz_routes.install(app, pool, helpers, ApiError, settings)
     insights.install(app, pool, helpers, ApiError, settings)
 

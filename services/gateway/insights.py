@@ -5,7 +5,8 @@ log (every exchange: question, declined or not, sentences with citations, time) 
   hash the rate limits use (``answers.asker``), never by identity.
 - ``topics`` / ``uncovered``: answered / declined questions grouped by meaning. pgvector is not
   available on the machine's Postgres 15, so grouping runs in Python with numpy: the questions are
-  embedded (the course's sentence embedder, L2-normalised: cosine = dot product) and clustered
+  embedded by ask's ``Embed`` call (the course's sentence embedder, L2-normalised: cosine = dot
+  product; the gateway loads no model) and clustered
   greedily — the question with the most neighbours at cosine ≥ ``threshold`` (0.6) seeds a group of
   its still-ungrouped neighbours, repeatedly. Each group is labelled by its most central question
   (highest mean cosine to the group), with a few example questions.
@@ -21,14 +22,18 @@ import io
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Callable, Sequence
 
+import grpc
 import numpy as np
 
+from lecturecopilot import telemetry
+from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
 
 THRESHOLD = 0.6
 MAX_QUESTIONS = 4000  # the newest questions of the period that are grouped (embedding cost)
 TOP_GROUPS = 12
 EXAMPLES = 3
+EMBED_BATCH = 500  # texts per Embed call (ask takes at most 2000)
 
 
 def cluster(vectors: np.ndarray, threshold: float = THRESHOLD) -> list[list[int]]:
@@ -184,10 +189,19 @@ def install(app, pool, h, ApiError, settings) -> None:  # noqa: N803 - a class
                                 request.args.get("to") or request.args.get("until"))
         except ValueError as e:
             raise ApiError(400, "invalid_period", str(e)) from None
-        from lecturecopilot import models  # lazily: the embedder loads on the first insights request
+        def embed(texts: list[str]) -> np.ndarray:  # ask holds the embedder; the gateway loads no model
+            vecs: list[list[float]] = []
+            for i in range(0, len(texts), EMBED_BATCH):
+                try:
+                    got = h.ask.Embed(ask_pb2.EmbedRequest(texts=texts[i:i + EMBED_BATCH]), timeout=60,
+                                      metadata=telemetry.grpc_metadata())
+                except grpc.RpcError as e:
+                    raise h.grpc_error(e) from None
+                vecs += [list(v.values) for v in got.vectors]
+            return np.asarray(vecs, dtype="float32").reshape(len(texts), -1)
 
         with pool.connection() as conn:
-            return compute(conn, str(c["id"]), start, end, lambda texts: models.embed(settings.embed_model, texts))
+            return compute(conn, str(c["id"]), start, end, embed)
 
     @app.get("/api/courses/<course_id>/insights")
     def course_insights(course_id: str):

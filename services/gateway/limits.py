@@ -56,7 +56,3 @@ def hit_all(pool: ConnectionPool, checks: list[tuple[str, int, int]]) -> tuple[b
         return False, retry
     return True, 0
 
-
-def hit(pool: ConnectionPool, key: str, window_s: int, limit: int) -> tuple[bool, int]:
-    """Counts one use of ``key`` in its current ``window_s``-second window: ``(allowed, retry_after_s)``."""
-    return hit_all(pool, [(key, window_s, limit)])

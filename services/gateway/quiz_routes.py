@@ -5,16 +5,19 @@ answers, submit chosen options and get the score with, per question, the correct
 explanation and a chip; they may report a question. The course's instructor (or an admin)
 generates a lecture's set (at most once per lecture every 5 minutes: 429 with ``Retry-After`` and
 ``wait_s``), edits and deletes questions, and sees answers, reports and how often each question was
-answered wrongly. Generation is extractive and needs the sentence embedder, which is loaded lazily in
-the gateway process the first time an instructor generates a set.
+answered wrongly. Generation runs in ask (``GeneratePractice``), which holds the sentence embedder the
+blind check needs; the gateway loads no model.
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
+import grpc
 from flask import Flask, Response, jsonify
 
+from lecturecopilot import telemetry
+from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
 from services.ask import examprep_store as store
 
@@ -37,7 +40,8 @@ def public_json(r: dict) -> dict:
 
 def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  # noqa: N803 - a class
     """Adds the exam-prep routes to ``app``. ``h`` carries the gateway's helpers: ``course_row``,
-    ``lecture_row``, ``require``, ``body``, ``limited``, ``person``, ``_clean_text``."""
+    ``lecture_row``, ``require``, ``body``, ``limited``, ``person``, ``clean_text``, ``ask`` (the
+    ask service's gRPC stub) and ``grpc_error``."""
 
     def quiz_error(e: store.QuizError):
         if isinstance(e, store.RegenerationTooSoon):
@@ -60,17 +64,25 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
             raise
         return q
 
-    def admin_json(conn, r: dict) -> dict:
-        out = public_json(r)
-        stats = conn.execute("SELECT count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong FROM quiz_attempts "
-                             "WHERE question_id=%s", (r["id"],)).fetchone()
-        comments = conn.execute("SELECT comment, created_at FROM quiz_reports WHERE question_id=%s ORDER BY created_at",
-                                (r["id"],)).fetchall()
-        out.update({"answer_index": r["answer_index"], "explanation": r["explanation"], "method": r["method"],
-                    "citation": citation_json(r["cite_lecture_id"], r["cite_lecture_number"], r["cite_t_s"]),
-                    "reports": len(comments),
-                    "report_comments": [c["comment"] for c in comments if c["comment"]],
-                    "attempts": stats["n"], "wrong": stats["wrong"]})
+    def admin_json(conn, rows: list[dict]) -> list[dict]:
+        """The questions as their instructor sees them: answer, explanation, chip, reports with
+        their comments, attempts and wrong attempts (two queries for the whole list)."""
+        ids = [r["id"] for r in rows]
+        stats = {x["q"]: x for x in conn.execute(
+            "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong "
+            "FROM quiz_attempts WHERE question_id = ANY(%s::uuid[]) GROUP BY question_id", (ids,)).fetchall()}
+        comments: dict[str, list] = {}
+        for c in conn.execute("SELECT question_id::text AS q, comment FROM quiz_reports "
+                              "WHERE question_id = ANY(%s::uuid[]) ORDER BY created_at", (ids,)).fetchall():
+            comments.setdefault(c["q"], []).append(c["comment"])
+        out = []
+        for r in rows:
+            mine, st = comments.get(r["id"], []), stats.get(r["id"], {"n": 0, "wrong": 0})
+            out.append({**public_json(r), "answer_index": r["answer_index"], "explanation": r["explanation"],
+                        "method": r["method"],
+                        "citation": citation_json(r["cite_lecture_id"], r["cite_lecture_number"], r["cite_t_s"]),
+                        "reports": len(mine), "report_comments": [c for c in mine if c],
+                        "attempts": st["n"], "wrong": st["wrong"]})
         return out
 
     def grade(rows: list[dict]) -> dict:
@@ -147,15 +159,20 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
         r = h.lecture_row(lecture_id, manage=True)
         if r["status"] != "ready":
             raise ApiError(409, "not_ready", "The lecture is not processed yet; generate questions once it is ready.")
-        from lecturecopilot import models  # lazily: the embedder loads on the first generation only
-
-        embed = lambda texts: models.embed(settings.embed_model, texts)  # noqa: E731
         try:
-            with pool.connection() as conn:
-                gen = store.generate(conn, str(r["id"]), embed)
-                out = [admin_json(conn, x) for x in gen.questions]
-        except store.QuizError as e:
-            raise quiz_error(e) from None
+            gen = h.ask.GeneratePractice(ask_pb2.GeneratePracticeRequest(lecture_id=str(r["id"])), timeout=120,
+                                         metadata=telemetry.grpc_metadata())
+        except grpc.RpcError as e:
+            if e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                wait = next((int(v) for k, v in (e.trailing_metadata() or ()) if k == "retry-after-s"), 300)
+                raise ApiError(429, "regenerate_too_soon", e.details(), headers={"Retry-After": str(wait)},
+                               extra={"wait_s": wait}) from None
+            if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise ApiError(400, "invalid_quiz", e.details()) from None
+            raise h.grpc_error(e) from None
+        with pool.connection() as conn:
+            by_id = {x["id"]: x for x in store.list_questions(conn, lecture_id=str(r["id"]))}
+            out = admin_json(conn, [by_id[i] for i in gen.question_ids if i in by_id])
         return jsonify({"lecture_id": str(r["id"]), "method": gen.method, "written": gen.written, "kept": gen.kept,
                         "seconds": round(gen.seconds, 2), "questions": out}), 201
 
@@ -168,7 +185,7 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
             rows = store.list_questions(conn, lecture_id=str(r["id"]))
             last = conn.execute("SELECT max(created_at) AS t FROM quiz_generations WHERE lecture_id=%s",
                                 (r["id"],)).fetchone()["t"]
-            out = [admin_json(conn, x) for x in rows]
+            out = admin_json(conn, rows)
         return {"lecture_id": str(r["id"]), "generated_at": last.isoformat() if last else None,
                 "regenerate_every_s": store.REGENERATE_EVERY_S, "questions": out}
 
@@ -180,17 +197,20 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
         data = h.body()
         if "question" in data:
             data["stem"] = data.pop("question")
-        texts = [data.get("stem"), data.get("explanation")] + (data["options"] if isinstance(data.get("options"), list) else [])
-        if any(isinstance(t, str) and ("\x00" in t or any(0xD800 <= ord(c) <= 0xDFFF for c in t)) for t in texts):
-            raise ApiError(400, "invalid_quiz", "The question contains characters that are not allowed (NUL or "
-                                                "unpaired surrogates).")
-        if any(isinstance(t, str) and len(t) > 2000 for t in texts):
-            raise ApiError(400, "invalid_quiz", "Stem, options and explanation are at most 2000 characters each.")
+        try:  # the gateway's one text check (NUL, unpaired surrogates, length), reported as invalid_quiz
+            for field in ("stem", "explanation"):
+                if isinstance(data.get(field), str):
+                    data[field] = h.clean_text(data[field], field, 2000)
+            if isinstance(data.get("options"), list):
+                data["options"] = [h.clean_text(o, "option", 2000) if isinstance(o, str) else o
+                                   for o in data["options"]]
+        except ApiError as e:
+            raise ApiError(400, "invalid_quiz", e.message) from None
         try:
             with pool.connection() as conn:
                 store.edit_question(conn, q["id"], **data)
                 [row] = [x for x in store.list_questions(conn, lecture_id=q["lecture_id"]) if x["id"] == q["id"]]
-                return admin_json(conn, row)
+                return admin_json(conn, [row])[0]
         except store.QuizError as e:
             raise quiz_error(e) from None
 

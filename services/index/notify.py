@@ -40,26 +40,30 @@ def _send(ctx: StageContext, subject: str, body: str, to: str | None) -> None:
         log.warning("notice %r to %s not sent: %s", subject, to, e)
 
 
-def lecture_ready(event: ev.LectureIndexed, ctx: StageContext):
-    """``lecture.indexed`` → a "ready" mail to the course owner; returns None (no next event)."""
+def _notify(ctx: StageContext, compose) -> None:
+    """Mails ``compose(row, course_url)`` → ``(subject, body)`` about the lecture to its recipient."""
     to, row = _recipient_and_lecture(ctx)
     if row is None:
-        return None
-    url = f"{ctx.settings.public_url.rstrip('/')}/courses/{row['course_id']}"
-    _send(ctx, f"Lecture {row['number']} is ready: {row['title'] or 'untitled'}",
-          f"Lecture {row['number']} ({row['title'] or 'untitled'}, {clock(row['duration_s'] or 0)}) of "
-          f"{row['course_title']} is transcribed, indexed and ready for questions ({event.segment_count} passage{'s' if event.segment_count != 1 else ''}).\n\n"
-          f"Open the course: {url}\n", to)
+        return
+    subject, body = compose(row, f"{ctx.settings.public_url.rstrip('/')}/courses/{row['course_id']}")
+    _send(ctx, subject, body, to)
+
+
+def lecture_ready(event: ev.LectureIndexed, ctx: StageContext):
+    """``lecture.indexed`` → a "ready" mail to the course owner; returns None (no next event)."""
+    n = event.segment_count
+    _notify(ctx, lambda row, url: (
+        f"Lecture {row['number']} is ready: {row['title'] or 'untitled'}",
+        f"Lecture {row['number']} ({row['title'] or 'untitled'}, {clock(row['duration_s'] or 0)}) of "
+        f"{row['course_title']} is transcribed, indexed and ready for questions ({n} passage{'s' if n != 1 else ''}).\n\n"
+        f"Open the course: {url}\n"))
     return None
 
 
 def lecture_failed(event: ev.LectureFailed, ctx: StageContext):
     """``lecture.failed`` → a "failed" mail with the stage and reason; returns None."""
-    to, row = _recipient_and_lecture(ctx)
-    if row is None:
-        return None
-    url = f"{ctx.settings.public_url.rstrip('/')}/courses/{row['course_id']}"
-    _send(ctx, f"Lecture {row['number']} could not be processed: {row['title'] or 'untitled'}",
-          f"Lecture {row['number']} ({row['title'] or 'untitled'}) of {row['course_title']} failed at the "
-          f"{event.stage} stage.\n\nReason: {event.reason}\n\nYou can retry it or upload another file: {url}\n", to)
+    _notify(ctx, lambda row, url: (
+        f"Lecture {row['number']} could not be processed: {row['title'] or 'untitled'}",
+        f"Lecture {row['number']} ({row['title'] or 'untitled'}) of {row['course_title']} failed at the "
+        f"{event.stage} stage.\n\nReason: {event.reason}\n\nYou can retry it or upload another file: {url}\n"))
     return None

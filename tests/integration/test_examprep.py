@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import uuid
 
+import numpy as np
 import pytest
 import requests
 
@@ -208,7 +209,7 @@ def test_quiz_me_points_to_the_hashing_lecture(stack, mit, message):
     assert c["lecture_id"] == ids[4] and c["t_s"] == 0.0 and c["label"] == "L4 · 0:00"
 
 
-def test_quiz_me_writes_the_set_when_the_lecture_has_none(stack, mit):
+def test_quiz_me_writes_the_set_when_the_lecture_has_none(stack, mit, embed):
     course, ids = mit
     with stack.db() as conn:
         conn.execute("DELETE FROM quiz_questions WHERE lecture_id=%s", (ids[3],))
@@ -218,6 +219,62 @@ def test_quiz_me_writes_the_set_when_the_lecture_has_none(stack, mit):
         rows = store.list_questions(conn, lecture_id=ids[3])
     assert rows and ans["writer"] == "exam_prep" and f"has {len(rows)} practice question" in ans["answer"], ans
     assert ans["sentences"][0]["citations"][0]["lecture_id"] == ids[3]
+    # that set was automatic: the instructor may still write a new one at once
+    with stack.db() as conn:
+        assert conn.execute("SELECT bool_and(automatic) FROM quiz_generations WHERE lecture_id=%s",
+                            (ids[3],)).fetchone()[0] is True
+        gen = store.generate(conn, ids[3], embed)
+    assert gen.kept and not {q["id"] for q in gen.questions} & {r["id"] for r in rows}
+    # and an automatic generation never replaces a set that exists
+    with stack.db() as conn, pytest.raises(store.QuizError, match="already has questions"):
+        store.generate(conn, ids[3], embed, automatic=True)
+
+
+def _ask_stub(stack):
+    import grpc
+
+    from lecturecopilot.ask.v1 import ask_pb2_grpc
+
+    channel = grpc.insecure_channel(f"127.0.0.1:{stack.settings.ask_port}")
+    return channel, ask_pb2_grpc.AskServiceStub(channel)
+
+
+def test_embed_call_gives_normalised_vectors_and_refuses_too_many_texts(stack):
+    import grpc
+
+    from lecturecopilot.ask.v1 import ask_pb2
+
+    channel, stub = _ask_stub(stack)
+    with channel:
+        got = stub.Embed(ask_pb2.EmbedRequest(texts=["what is a hash function?", "radix sort", ""]), timeout=60)
+        vecs = np.array([list(v.values) for v in got.vectors])
+        assert vecs.shape == (3, 384) and np.allclose(np.linalg.norm(vecs[:2], axis=1), 1.0, atol=1e-3)
+        assert float(vecs[0] @ vecs[1]) < 0.9  # different texts, different vectors
+        assert len(stub.Embed(ask_pb2.EmbedRequest(texts=[]), timeout=10).vectors) == 0
+        with pytest.raises(grpc.RpcError) as e:
+            stub.Embed(ask_pb2.EmbedRequest(texts=["x"] * 2001), timeout=60)
+        assert e.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_generate_practice_call_errors(stack, mit):
+    import grpc
+
+    from lecturecopilot.ask.v1 import ask_pb2
+
+    _, ids = mit
+    channel, stub = _ask_stub(stack)
+    with channel:
+        for bad in ("not-a-uuid", str(uuid.uuid4())):
+            with pytest.raises(grpc.RpcError) as e:
+                stub.GeneratePractice(ask_pb2.GeneratePracticeRequest(lecture_id=bad), timeout=60)
+            assert e.value.code() == grpc.StatusCode.NOT_FOUND, e.value.details()
+        with stack.db() as conn:
+            conn.execute("INSERT INTO quiz_generations (lecture_id) VALUES (%s)", (ids[5],))
+        with pytest.raises(grpc.RpcError) as e:
+            stub.GeneratePractice(ask_pb2.GeneratePracticeRequest(lecture_id=ids[5]), timeout=60)
+        assert e.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        wait = dict(e.value.trailing_metadata())["retry-after-s"]
+        assert 290 <= int(wait) <= 300
 
 
 def test_quiz_me_on_a_topic_the_course_does_not_teach_is_not_pointed_anywhere(stack, mit):

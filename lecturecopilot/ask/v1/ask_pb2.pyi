@@ -6,6 +6,44 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class GeneratePracticeRequest(_message.Message):
+    __slots__ = ("lecture_id",)
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    lecture_id: str
+    def __init__(self, lecture_id: _Optional[str] = ...) -> None: ...
+
+class GeneratePracticeResponse(_message.Message):
+    __slots__ = ("method", "written", "kept", "seconds", "question_ids")
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    WRITTEN_FIELD_NUMBER: _ClassVar[int]
+    KEPT_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_IDS_FIELD_NUMBER: _ClassVar[int]
+    method: str
+    written: int
+    kept: int
+    seconds: float
+    question_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, method: _Optional[str] = ..., written: _Optional[int] = ..., kept: _Optional[int] = ..., seconds: _Optional[float] = ..., question_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class EmbedRequest(_message.Message):
+    __slots__ = ("texts",)
+    TEXTS_FIELD_NUMBER: _ClassVar[int]
+    texts: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, texts: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Vector(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[float]
+    def __init__(self, values: _Optional[_Iterable[float]] = ...) -> None: ...
+
+class EmbedResponse(_message.Message):
+    __slots__ = ("vectors",)
+    VECTORS_FIELD_NUMBER: _ClassVar[int]
+    vectors: _containers.RepeatedCompositeFieldContainer[Vector]
+    def __init__(self, vectors: _Optional[_Iterable[_Union[Vector, _Mapping]]] = ...) -> None: ...
+
 class SearchRequest(_message.Message):
     __slots__ = ("course_id", "query", "k", "lecture_id")
     COURSE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -41,16 +79,18 @@ class SearchResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[Passage, _Mapping]]] = ...) -> None: ...
 
 class AskRequest(_message.Message):
-    __slots__ = ("course_id", "question", "lecture_id", "conversation_id")
+    __slots__ = ("course_id", "question", "lecture_id", "conversation_id", "asker")
     COURSE_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
+    ASKER_FIELD_NUMBER: _ClassVar[int]
     course_id: str
     question: str
     lecture_id: str
     conversation_id: str
-    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ...) -> None: ...
+    asker: str
+    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., asker: _Optional[str] = ...) -> None: ...
 
 class Citation(_message.Message):
     __slots__ = ("lecture_id", "lecture_number", "t_s", "label")

@@ -44,6 +44,16 @@ class AskServiceStub:
                 request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.SearchRequest.SerializeToString,
                 response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.SearchResponse.FromString,
                 _registered_method=True)
+        self.GeneratePractice = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/GeneratePractice',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.GeneratePracticeRequest.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.GeneratePracticeResponse.FromString,
+                _registered_method=True)
+        self.Embed = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/Embed',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.FromString,
+                _registered_method=True)
 
 
 class AskServiceServicer:
@@ -64,6 +74,24 @@ class AskServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GeneratePractice(self, request, context):
+        """Writes, checks and stores a lecture's exam-prep questions, replacing its old set.
+        NOT_FOUND: unknown lecture. INVALID_ARGUMENT: nothing to write from.
+        RESOURCE_EXHAUSTED: within 5 minutes of the lecture's last set; trailing metadata
+        "retry-after-s" gives the seconds left.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Embed(self, request, context):
+        """Sentence embeddings from the course embedder (all-MiniLM-L6-v2, L2-normalised, 384
+        values each), one per text, for work outside ask that needs them (course insights).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AskServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -76,6 +104,16 @@ def add_AskServiceServicer_to_server(servicer, server):
                     servicer.Search,
                     request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.SearchRequest.FromString,
                     response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.SearchResponse.SerializeToString,
+            ),
+            'GeneratePractice': grpc.unary_unary_rpc_method_handler(
+                    servicer.GeneratePractice,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.GeneratePracticeRequest.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.GeneratePracticeResponse.SerializeToString,
+            ),
+            'Embed': grpc.unary_unary_rpc_method_handler(
+                    servicer.Embed,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -132,6 +170,60 @@ class AskService:
             '/lecturecopilot.ask.v1.AskService/Search',
             lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.SearchRequest.SerializeToString,
             lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.SearchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GeneratePractice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/GeneratePractice',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.GeneratePracticeRequest.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.GeneratePracticeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Embed(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/Embed',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.FromString,
             options,
             channel_credentials,
             insecure,
