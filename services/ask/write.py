@@ -68,6 +68,22 @@ def clean(text: str) -> str:
     return t[:1].upper() + t[1:] if t else t
 
 
+def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
+    """The answer's sentences ``sents[i:j]`` adjusted so the answer does not open on the question
+    it answers or on classroom talk: while the run opens with a question ("How many permutations
+    are there?") or chatter ("Does that make sense?"), it moves one sentence forward (the answer
+    follows the question), keeping its length while the segment has sentences after it; trailing
+    chatter is dropped. A run of one sentence is kept as is. ``sents`` have a ``text``; returns the
+    new ``(i, j)``, ``i < j``."""
+    while j - i > 1 and (sents[i].text.rstrip().endswith("?") or is_chatter(sents[i].text)):
+        i += 1
+        if j < len(sents):
+            j += 1
+    while j - i > 1 and is_chatter(sents[j - 1].text):
+        j -= 1
+    return i, j
+
+
 def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
                       *, from_passages: int = 3, widths: tuple[int, ...] = (2, 3),
                       rank_penalty: float = 0.15) -> list[AnswerSentence]:
@@ -77,9 +93,10 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     A run's score is the cosine between the query and the normalised sum of its sentences'
     embeddings, minus ``rank_penalty`` per rank of its passage (retrieval's judgement counts
     too). Consecutive sentences keep the citations together on the moment that answers; the
-    share of citations inside the gold span is measured by ``python -m evals.answers``.
+    share of citations inside the gold span is measured by ``python -m evals.answers``. The run is
+    then moved past a question it opens with (:func:`answer_run`).
     """
-    best: tuple[float, Passage, list] | None = None
+    best: tuple[float, Passage, list, int, int] | None = None
     for rank, p in enumerate(passages[:from_passages]):
         entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
         if not entry:
@@ -88,16 +105,13 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
         cos, i, j = best_window(vecs, query_vec, widths)
         score = cos - rank_penalty * rank
         if j > i and (best is None or score > best[0]):
-            best = (score, p, sents[i:j])
+            best = (score, p, sents, i, j)
     if best is None:
         return []
-    _, p, run = best
-    while len(run) > 1 and is_chatter(run[0].text):  # "Does that make sense?" opens no answer
-        run = run[1:]
-    while len(run) > 1 and is_chatter(run[-1].text):
-        run = run[:-1]
+    _, p, sents, i, j = best
+    i, j = answer_run(sents, i, j)
     out = []
-    for s in run:
+    for s in sents[i:j]:
         text = clean(s.text)
         if text:
             out.append(AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)]))

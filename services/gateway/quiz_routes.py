@@ -43,12 +43,6 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
     ``lecture_row``, ``require``, ``body``, ``limited``, ``person``, ``clean_text``, ``ask`` (the
     ask service's gRPC stub) and ``grpc_error``."""
 
-    def quiz_error(e: store.QuizError):
-        if isinstance(e, store.RegenerationTooSoon):
-            return ApiError(429, "regenerate_too_soon", str(e), headers={"Retry-After": str(e.wait_s)},
-                            extra={"wait_s": e.wait_s})
-        return ApiError(400, "invalid_quiz", str(e))
-
     def question_row(question_id: str, *, manage: bool = False) -> dict:
         """The question if its course may be seen (404 otherwise; ``manage`` as in course_row)."""
         try:
@@ -120,37 +114,29 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
         score = sum(1 for x in results if x["correct"])
         return {"score": score, "total": len(results), "results": results}
 
-    @app.get("/api/lectures/<lecture_id>/quiz")
-    def lecture_quiz(lecture_id: str):
-        """The lecture's practice questions without answers (anyone who may see the course)."""
-        r = h.lecture_row(lecture_id)
+    def scoped(kind: str, oid: str) -> tuple[dict, list[dict]]:
+        """A lecture's or a course's (``kind``) questions, if the request may see it (404 otherwise):
+        (``{"lecture_id": id}`` or ``{"course_id": id}``, its questions in lecture and time order)."""
+        row = h.lecture_row(oid) if kind == "lecture" else h.course_row(oid)
         with pool.connection() as conn:
-            rows = store.list_questions(conn, lecture_id=str(r["id"]))
-        return {"lecture_id": str(r["id"]), "questions": [public_json(x) for x in rows]}
+            rows = store.list_questions(conn, **{f"{kind}_id": str(row["id"])})
+        return {f"{kind}_id": str(row["id"])}, rows
 
-    @app.get("/api/courses/<course_id>/quiz")
-    def course_quiz(course_id: str):
-        """The whole course's practice questions without answers, in lecture order."""
-        c = h.course_row(course_id)
-        with pool.connection() as conn:
-            rows = store.list_questions(conn, course_id=str(c["id"]))
-        return {"course_id": str(c["id"]), "questions": [public_json(x) for x in rows]}
+    def listing(kind: str, oid: str):
+        """``GET /api/{lectures|courses}/{id}/quiz``: the practice questions without answers (anyone
+        who may see the course)."""
+        key, rows = scoped(kind, oid)
+        return {**key, "questions": [public_json(x) for x in rows]}
 
-    @app.post("/api/lectures/<lecture_id>/quiz/answers")
-    def answer_lecture_quiz(lecture_id: str):
-        """``{"answers": [{"question_id", "choice"}]}`` → ``{"score", "total", "results": [...]}``."""
-        r = h.lecture_row(lecture_id)
-        with pool.connection() as conn:
-            rows = store.list_questions(conn, lecture_id=str(r["id"]))
-        return grade(rows)
+    def answering(kind: str, oid: str):
+        """``POST /api/{lectures|courses}/{id}/quiz/answers``: ``{"answers": [{"question_id", "choice"}]}``
+        → ``{"score", "total", "results": [...]}`` for questions of that lecture or course."""
+        return grade(scoped(kind, oid)[1])
 
-    @app.post("/api/courses/<course_id>/quiz/answers")
-    def answer_course_quiz(course_id: str):
-        """As the lecture route, for questions of any lecture of the course."""
-        c = h.course_row(course_id)
-        with pool.connection() as conn:
-            rows = store.list_questions(conn, course_id=str(c["id"]))
-        return grade(rows)
+    for kind in ("lecture", "course"):
+        app.add_url_rule(f"/api/{kind}s/<oid>/quiz", f"{kind}_quiz", lambda oid, kind=kind: listing(kind, oid))
+        app.add_url_rule(f"/api/{kind}s/<oid>/quiz/answers", f"answer_{kind}_quiz",
+                         lambda oid, kind=kind: answering(kind, oid), methods=["POST"])
 
     @app.post("/api/lectures/<lecture_id>/quiz/generate")
     def generate_quiz(lecture_id: str):
@@ -212,7 +198,7 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
                 [row] = [x for x in store.list_questions(conn, lecture_id=q["lecture_id"]) if x["id"] == q["id"]]
                 return admin_json(conn, [row])[0]
         except store.QuizError as e:
-            raise quiz_error(e) from None
+            raise ApiError(400, "invalid_quiz", str(e)) from None
 
     @app.delete("/api/quiz/questions/<question_id>")
     def delete_quiz_question(question_id: str):

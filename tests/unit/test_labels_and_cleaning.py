@@ -32,3 +32,31 @@ def test_classroom_chatter_is_recognised(text, chatter):
     from services.ask.write import is_chatter
 
     assert is_chatter(text) is chatter
+
+
+def _sents(*texts):
+    from services.ask.search_index import IndexedSentence
+
+    return [IndexedSentence(float(k), float(k + 1), t) for k, t in enumerate(texts)]
+
+
+@pytest.mark.parametrize("texts, window, expected", [
+    # the lecturer's question opens the window: the answer that follows it is cited instead
+    (("So how many permutations are there?", "N factorial permutations of n numbers.",
+      "So listing them takes at least n factorial time.", "Then we check each one."), (0, 2), (1, 3)),
+    # a question and then chatter: both skipped
+    (("Why is that?", "Does that make sense?", "Because the array is sorted by key.",
+      "So binary search finds it in log n time."), (0, 2), (2, 4)),
+    # at the end of the segment the run shrinks instead of growing past it
+    (("Intro words about sorting today.", "How long does the check take?", "Linear time in the length of the list."),
+     (1, 3), (2, 3)),
+    # trailing chatter goes; a window with no question stays put
+    (("Hashing maps keys to slots of a table.", "Collisions happen when keys share a slot.", "OK, any questions?"),
+     (0, 3), (0, 2)),
+    # a single sentence is kept even when it is a question
+    (("What is a hash function?",), (0, 1), (0, 1)),
+])
+def test_answer_run_moves_past_the_question_it_opens_with(texts, window, expected):
+    from services.ask.write import answer_run
+
+    assert answer_run(_sents(*texts), *window) == expected
