@@ -237,7 +237,8 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     (127.0.0.1:4222, its own stream) when they answer, else embedded ones; ``LC_TEST_NATS=embedded``
     forces an embedded nats-server on a free port, so two test sessions can run side by side
     (sessions sharing the machine's NATS drop each other's ``lecture.*`` streams). Restores the
-    environment and stops everything on exit.
+    environment and stops everything on exit, also when the process gets SIGTERM (``kill``, a CI
+    time-out): left running, its services would keep consuming the next session's events.
     """
     import asyncio
     import secrets
@@ -275,6 +276,11 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     nats_url = embedded.nats_url(settings)
     asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
+    import threading
+
+    on_term = None
+    if threading.current_thread() is threading.main_thread():  # SIGTERM → SystemExit: the cleanup below runs
+        on_term = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     try:
         up(settings, quiet=True, timeout_s=240)
         yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)
@@ -294,3 +300,5 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         if admin_url:
             with psycopg.connect(admin_url, autocommit=True) as c:
                 c.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+        if on_term is not None:
+            signal.signal(signal.SIGTERM, on_term)
