@@ -172,10 +172,12 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         return models.embed(self.settings.embed_model, texts)
 
     def GeneratePractice(self, request, context):  # noqa: N802 - gRPC naming
-        """An instructor's (re)generation of a lecture's exam-prep set; see ask.proto for the errors."""
+        """An instructor's (re)generation of a lecture's exam-prep set; see ask.proto for the errors.
+        The configured cloud writers write it (one question per chapter, each kept only if the blind
+        check passes); the extractive writer when none is configured or none's questions survive."""
         try:
             with self.pool.connection() as conn:
-                gen = examprep_store.generate(conn, request.lecture_id, self._embed_many)
+                gen = examprep_store.generate(conn, request.lecture_id, self._embed_many, writers=self.writers)
         except examprep_store.RegenerationTooSoon as e:
             context.set_trailing_metadata((("retry-after-s", str(e.wait_s)),))
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))

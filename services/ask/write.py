@@ -68,17 +68,28 @@ def clean(text: str) -> str:
     return t[:1].upper() + t[1:] if t else t
 
 
+_TAG_QUESTION = re.compile(r"(?:,\s*(?:right|ok(?:ay)?|yeah|yes|no|huh|correct|see)|\bright)\s*\?+\s*$", re.IGNORECASE)
+
+
+def is_question(text: str) -> bool:
+    """True for a sentence that asks ("How many permutations are there?"), not for one that only
+    ends on a tag ("They're terrible at that, right?")."""
+    t = text.rstrip()
+    return t.endswith("?") and not _TAG_QUESTION.search(t)
+
+
 def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
     """The answer's sentences ``sents[i:j]`` adjusted so the answer does not open on the question
     it answers or on classroom talk: while the run opens with a question ("How many permutations
-    are there?") or chatter ("Does that make sense?"), it moves one sentence forward (the answer
-    follows the question), keeping its length while the segment has sentences after it; trailing
-    chatter is dropped. A run of one sentence is kept as is. ``sents`` have a ``text``; returns the
-    new ``(i, j)``, ``i < j``."""
-    while j - i > 1 and (sents[i].text.rstrip().endswith("?") or is_chatter(sents[i].text)):
+    are there?", :func:`is_question`) or chatter ("Does that make sense?") and the segment has a
+    sentence after the run, the run moves one sentence forward (the answer follows the question);
+    then chatter at either end is dropped, never the last sentence. ``sents`` have a ``text``;
+    returns the new ``(i, j)``, ``i < j``."""
+    while j < len(sents) and (is_question(sents[i].text) or is_chatter(sents[i].text)):
         i += 1
-        if j < len(sents):
-            j += 1
+        j += 1
+    while j - i > 1 and is_chatter(sents[i].text):
+        i += 1
     while j - i > 1 and is_chatter(sents[j - 1].text):
         j -= 1
     return i, j

@@ -312,3 +312,22 @@ def test_assessment_mode_explains_without_naming_an_option(stack, mit):
     finally:
         with stack.db() as conn:
             conn.execute("UPDATE courses SET assessment_mode=false WHERE id=%s", (course,))
+
+
+def test_generate_practice_call_uses_the_configured_cloud_writer(stack, mit, fake_llm):
+    from lecturecopilot.ask.v1 import ask_pb2
+
+    _, ids = mit
+    with stack.db() as conn:
+        conn.execute("DELETE FROM quiz_generations WHERE lecture_id=%s", (ids[4],))
+    channel, stub = _ask_stub(stack)
+    try:
+        requests.post(f"{fake_llm.url}/_mode", json={"groq": "ok"}, timeout=5)
+        with channel:
+            got = stub.GeneratePractice(ask_pb2.GeneratePracticeRequest(lecture_id=ids[4]), timeout=120)
+    finally:
+        requests.post(f"{fake_llm.url}/_mode", json={"groq": "down"}, timeout=5)
+    assert got.method == stack.settings.groq_model and got.kept >= 1, got
+    with stack.db() as conn:
+        rows = store.list_questions(conn, lecture_id=ids[4])
+    assert {r["id"] for r in rows} == set(got.question_ids) and all(r["method"] == got.method for r in rows)

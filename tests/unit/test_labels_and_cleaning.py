@@ -47,9 +47,12 @@ def _sents(*texts):
     # a question and then chatter: both skipped
     (("Why is that?", "Does that make sense?", "Because the array is sorted by key.",
       "So binary search finds it in log n time."), (0, 2), (2, 4)),
-    # at the end of the segment the run shrinks instead of growing past it
+    # at the end of the segment the run stays (it would shrink): the question stays as context
     (("Intro words about sorting today.", "How long does the check take?", "Linear time in the length of the list."),
-     (1, 3), (2, 3)),
+     (1, 3), (1, 3)),
+    # a tag question ("..., right?") is not the question being answered
+    (("They are terrible at get at and set at, right?", "Direct access arrays store key k at index k.",
+      "Then we look at hashing."), (0, 2), (0, 2)),
     # trailing chatter goes; a window with no question stays put
     (("Hashing maps keys to slots of a table.", "Collisions happen when keys share a slot.", "OK, any questions?"),
      (0, 3), (0, 2)),
@@ -60,3 +63,14 @@ def test_answer_run_moves_past_the_question_it_opens_with(texts, window, expecte
     from services.ask.write import answer_run
 
     assert answer_run(_sents(*texts), *window) == expected
+
+
+@pytest.mark.parametrize("text, asks", [
+    ("How many permutations are there?", True), ("Why?", True), ("So what's a simple sorting algorithm?", True),
+    ("They're terrible with get at and set at, right?", False), ("It takes linear time, OK?", False),
+    ("That's the key, yeah?", False), ("Merge sort takes n log n time.", False),
+])
+def test_is_question(text, asks):
+    from services.ask.write import is_question
+
+    assert is_question(text) is asks
