@@ -11,7 +11,8 @@ and latency:
   citations landing inside the gold span, and their mean distance to it (seconds, 0 inside);
 - refusal: the right call on covered vs not covered;
 - outline questions answered from the course outline; follow-ups ("explain that more
-  simply", "why?") resolved to the first question's gold span;
+  simply", "why?") resolved to the first question's gold span, and citing a passage the first
+  answer cited (the rewrite kept the topic, whatever retrieval's accuracy);
 - latency through the HTTP API: first cited sentence p50, full answer p95.
 """
 
@@ -71,17 +72,29 @@ def run(out_dir: Path = RESULTS) -> dict:
             rows.append((q, ans))
         outline_rows = [(q, n, ask_sse(eph.base, course, q)[0]) for q, n in OUTLINE_QUESTIONS]
         covered = [(q, a) for q, a in rows if q["covered"]]
-        follow = []
+        follow, follow_pairs = [], []
         for q, a in covered[::6]:  # every 6th covered question: two follow-ups each
             for msg in ("explain that more simply", "why?"):
                 f, _, _ = ask_sse(eph.base, course, msg, a["conversation_id"])
                 follow.append((q, f))
+                if not a["declined"]:
+                    follow_pairs.append((a, f))
 
     def gold_overlap(q, ans) -> bool:
         return any(number_of.get(s["lecture_id"]) == q["lecture_no"] and s["start_s"] < q["gold_end_s"]
                    and s["end_s"] > q["gold_start_s"] and any(
                        c["lecture_id"] == s["lecture_id"] and s["start_s"] - 0.01 <= c["t_s"] <= s["end_s"] + 0.01
                        for x in ans["sentences"] for c in x["citations"]) for s in ans["sources"])
+
+    def cited_passages(ans) -> list[dict]:
+        """The answer's sources that hold one of its citations."""
+        return [s for s in ans["sources"] if any(c["lecture_id"] == s["lecture_id"] and s["start_s"] - 0.01 <= c["t_s"]
+                                                 <= s["end_s"] + 0.01 for x in ans["sentences"] for c in x["citations"])]
+
+    def same_passage(first, f) -> bool:
+        """The follow-up cites a moment inside a passage the first answer cited (the rewrite kept the topic)."""
+        return any(c["lecture_id"] == s["lecture_id"] and s["start_s"] - 0.01 <= c["t_s"] <= s["end_s"] + 0.01
+                   for s in cited_passages(first) for x in f["sentences"] for c in x["citations"])
 
     all_cites = [(q, c, a) for q, a in rows for s in a["sentences"] for c in s["citations"]]
     outside = sum(1 for _, c, _ in all_cites if c["lecture_id"] not in number_of)
@@ -123,6 +136,8 @@ def run(out_dir: Path = RESULTS) -> dict:
         "outline_answered": sum((not a["declined"]) and a["writer"] == "outline"
                                 and (n is None or f"L{n}" in a["answer"]) for _, n, a in outline_rows) / len(outline_rows),
         "follow_ups_resolved": sum((not f["declined"]) and gold_overlap(q, f) for q, f in follow) / max(1, len(follow)),
+        "follow_ups_on_first_answers_passage": sum((not f["declined"]) and same_passage(a, f) for a, f in follow_pairs)
+        / max(1, len(follow_pairs)),
         "latency_first_sentence_ms": {"p50": statistics.median(firsts), "p95": sorted(firsts)[int(0.95 * (len(firsts) - 1))]},
         "latency_full_answer_ms": {"p50": statistics.median(totals), "p95": sorted(totals)[int(0.95 * (len(totals) - 1))]},
         "samples": [{"question": q["question"], "answer": a["answer"],
@@ -150,6 +165,7 @@ def markdown(r: dict) -> str:
         ("uncovered questions declined", r["uncovered_declined"], ""),
         ("outline questions answered", r["outline_answered"], ""),
         ("follow-ups resolved to the first question's gold", r["follow_ups_resolved"], ""),
+        ("follow-ups citing a passage the first answer cited", r["follow_ups_on_first_answers_passage"], ""),
         ("first cited sentence, p50 (ms, HTTP SSE)", r["latency_first_sentence_ms"]["p50"], "≤ 300"),
         ("full answer, p95 (ms, HTTP SSE)", r["latency_full_answer_ms"]["p95"], "≤ 1000 (anchor cloud: 1310–4020)"),
     ]

@@ -7,6 +7,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .labels import clock
+
 
 @dataclass(frozen=True)
 class Word:
@@ -37,7 +39,8 @@ def parse_captions(path: Path) -> list[Word]:
     cue before (roll-up captions, as auto-captioning produces) are dropped. Times in seconds.
 
     Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
-    Raises ``ValueError`` when the file can't be parsed or has no cue with text.
+    Raises ``ValueError`` when the file can't be parsed, has no cue with text, or has a cue that
+    ends before it starts.
     """
     import webvtt
 
@@ -56,6 +59,8 @@ def parse_captions(path: Path) -> list[Word]:
     prev_lines: list[str] = []
     cursor = 0.0  # end of the last word placed: later cues never go back before it
     for start, end, raw_text in cues:
+        if end < start:
+            raise ValueError(f"A cue ends before it starts ({clock(start)} → {clock(end)}); fix the captions' times.")
         # Timestamp.in_milliseconds keeps the fraction (start_in_seconds is floored to an int)
         lines = [" ".join(_TAG.sub("", ln).split()) for ln in raw_text.split("\n")]
         lines = [ln for ln in lines if ln]

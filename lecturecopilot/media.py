@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,6 +95,24 @@ def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_aud
     if result.duration_s > max_duration_s:
         raise MediaError(
             f"The video is {result.duration_s / 3600:.1f} h long; the limit is {max_duration_s / 3600:.1f} h.")
+
+
+def check_complete(path: Path, result: ProbeResult, *, tail_s: float = 2.0) -> None:
+    """Refuses a file cut short: its header declares ``result.duration_s`` seconds but nothing
+    can be decoded in its last ``tail_s`` seconds (an interrupted copy of an MP4 whose index sits
+    at the front). ffmpeg seeks there and decodes video and audio to nowhere (``-f null``); its
+    ``-progress`` report gives the time decoded. Raises :class:`MediaError`."""
+    start = max(0.0, result.duration_s - tail_s - 1.0)
+    proc = subprocess.run(
+        ["ffmpeg", "-nostdin", "-v", "error", "-ss", f"{start:.3f}", "-i", str(path), "-t", f"{tail_s:.3f}",
+         "-map", "0:v:0?", "-map", "0:a:0?", "-f", "null", "-", "-progress", "pipe:1"],
+        capture_output=True, text=True, timeout=120,
+    )
+    got = [int(v) for v in re.findall(r"^out_time_us=(\d+)$", proc.stdout, re.M)]
+    if not got or max(got) == 0:
+        raise MediaError(
+            f"The file is cut short: nothing can be read near its end ({start:.0f} s) although it declares "
+            f"{result.duration_s:.0f} s. The upload or copy may have been interrupted; upload the complete file.")
 
 
 def extract_audio(src: Path, dst: Path) -> Path:

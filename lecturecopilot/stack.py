@@ -278,27 +278,40 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
     import threading
 
-    on_term = None
-    if threading.current_thread() is threading.main_thread():  # SIGTERM → SystemExit: the cleanup below runs
-        on_term = signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
-    try:
-        up(settings, quiet=True, timeout_s=240)
-        yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)
-    finally:
-        shared_nats = "NATS_URL" in env  # an embedded server is stopped by down(), its stream with it
+    def stop_stack() -> None:
+        """Stops the services and drops the stream and the database (any order of calls, once)."""
+        if getattr(stop_stack, "done", False):
+            return
+        stop_stack.done = True
         down(settings)
-        if shared_nats:
+        if "NATS_URL" in env:  # an embedded server is stopped by down(), its stream with it
             try:
                 asyncio.run(asyncio.wait_for(_drop_lecture_streams(nats_url, settings.stream), 20))
             except Exception:
                 pass
+        if admin_url:
+            with psycopg.connect(admin_url, autocommit=True) as c:
+                c.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+
+    def on_sigterm(signum, frame):  # stop the stack, then die of the signal as the process would have
+        try:
+            stop_stack()
+        finally:
+            signal.signal(signum, previous if previous not in (None, on_sigterm) else signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        up(settings, quiet=True, timeout_s=240)
+        yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)
+    finally:
+        stop_stack()
         for k, v in old.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        if admin_url:
-            with psycopg.connect(admin_url, autocommit=True) as c:
-                c.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-        if on_term is not None:
-            signal.signal(signal.SIGTERM, on_term)
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -38,6 +38,10 @@ class RegenerationTooSoon(QuizError):
                          f"try again in {self.wait_s} s.")
 
 
+class NoQuestions(QuizError):
+    """Nothing in the lecture made a question that passed the check; the old set is kept."""
+
+
 @dataclass
 class Generation:
     """What one generation did: questions ``written`` (before the check), ``kept`` (stored),
@@ -107,7 +111,8 @@ def generate(conn, lecture_id: str, embed: ep.EmbedFn, *, writers: Sequence = ()
 
     Raises QuizError for an unknown lecture; RegenerationTooSoon within ``min_interval_s`` of the
     lecture's last instructor's generation; with ``automatic`` (see :func:`_claim`), QuizError
-    when the lecture already has a set."""
+    when the lecture already has a set; NoQuestions when no question survives the check (the old
+    set stays and the 5-minute window is not used up)."""
     t0 = time.perf_counter()
     lecture, sents, span = lecture_material(conn, lecture_id)
     lecture_id = lecture["id"]
@@ -143,6 +148,9 @@ def _generate(conn, lecture: dict, sents, span, embed, writers, max_questions: i
     if not kept:
         written = ep.extractive_questions(lecture_id, lecture["number"], sents, course, max_questions=max_questions)
         kept, dropped = ep.checked(written, sents, span, embed)
+    if not kept:
+        raise NoQuestions(f"No practice question could be written from this lecture ({len(written)} written, "
+                          f"none passed the check); its set is unchanged.")
     with conn.transaction():
         _rows(conn, "DELETE FROM quiz_questions WHERE lecture_id=%s", (lecture_id,))
         for q in kept:

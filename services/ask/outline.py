@@ -24,7 +24,8 @@ class LectureInfo:
 
 
 _HOW_MANY = re.compile(r"\bhow many (?:lectures|videos|classes|sessions)\b|\b(?:list|show)(?: me)? (?:all |the )*lectures\b"
-                       r"|\bwhat lectures (?:are there|does (?:this|the) course have)\b", re.I)
+                       r"|\b(?:what|which) (?:lectures|videos) (?:are there|are (?:in|on|part of) (?:this|the) (?:course|class)|"
+                       r"does (?:this|the) (?:course|class) have)\b|\bwhat are (?:all )?the (?:lectures|videos)\b", re.I)
 _HOW_LONG = re.compile(r"\b(?:how long|duration|length)\b.*\blecture\s*(?:#|no\.?|number)?\s*(\d+)"
                        r"|\blecture\s*(\d+)\b.*\b(?:how long|duration|length)\b", re.I)
 _TOPICS = re.compile(r"\bwhat (?:topics|subjects|things)\b.*\b(?:course|class|lectures?)\b"

@@ -181,6 +181,8 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         except examprep_store.RegenerationTooSoon as e:
             context.set_trailing_metadata((("retry-after-s", str(e.wait_s)),))
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
+        except examprep_store.NoQuestions as e:
+            context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e))
         except examprep_store.QuizError as e:
             code = grpc.StatusCode.NOT_FOUND if str(e).startswith("Unknown") else grpc.StatusCode.INVALID_ARGUMENT
             context.abort(code, str(e))

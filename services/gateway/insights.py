@@ -11,7 +11,8 @@ log (every exchange: question, declined or not, sentences with citations, time) 
   its still-ungrouped neighbours, repeatedly. Each group is labelled by its most central question
   (highest mean cosine to the group), with a few example questions.
 - ``thumbs_down``: thumbs-down answers with their question and comment.
-- ``top_moments``: the most-cited moments (lecture, second, count, chip).
+- ``top_moments``: the most-cited moments (lecture, second, count, chip) of answers from the
+  lectures' content (not outline answers or "quiz me" pointers, which cite a lecture's start).
 - ``per_day``: questions (and declined ones) per day of the period, for the chart.
 """
 
@@ -33,6 +34,9 @@ THRESHOLD = 0.6
 MAX_QUESTIONS = 4000  # the newest questions of the period that are grouped (embedding cost)
 TOP_GROUPS = 12
 EXAMPLES = 3
+# answers whose chips point at a lecture's start, not at a moment taught: the course outline
+# ("which lecture covers radix sort?"), "quiz me" pointers and policy replies
+NOT_MOMENTS = ("outline", "exam_prep", "policy")
 EMBED_BATCH = 500  # texts per Embed call (ask takes at most 2000)
 
 
@@ -122,8 +126,8 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
         FROM answers a CROSS JOIN LATERAL jsonb_array_elements(a.sentences) s
              CROSS JOIN LATERAL jsonb_array_elements(s->'citations') c
              JOIN lectures l ON l.id::text = c->>'lecture_id' AND l.course_id = a.course_id
-        WHERE {where} AND NOT a.declined
-        GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", args).fetchall()
+        WHERE {where} AND NOT a.declined AND coalesce(a.writer, '') NOT IN ({', '.join(['%s'] * len(NOT_MOMENTS))})
+        GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", (*args, *NOT_MOMENTS)).fetchall()
     days = conn.execute("""
         SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
         FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d

@@ -153,8 +153,8 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
                 wait = next((int(v) for k, v in (e.trailing_metadata() or ()) if k == "retry-after-s"), 300)
                 raise ApiError(429, "regenerate_too_soon", e.details(), headers={"Retry-After": str(wait)},
                                extra={"wait_s": wait}) from None
-            if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
-                raise ApiError(400, "invalid_quiz", e.details()) from None
+            if e.code() == grpc.StatusCode.FAILED_PRECONDITION:
+                raise ApiError(422, "no_questions", e.details()) from None
             raise h.grpc_error(e) from None
         with pool.connection() as conn:
             by_id = {x["id"]: x for x in store.list_questions(conn, lecture_id=str(r["id"]))}

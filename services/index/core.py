@@ -228,30 +228,32 @@ _TITLE_STOP = frozenset("""a an the of to in on at by for with from and or but i
 its this that these those there here we you i he she they them our your my me us do does did can could would should
 will just like right okay ok yeah um uh what which who how why when where not no yes all any some more most very about
 into over also than too have has had get got let going know think thing things want say said one two way sort
-kind really actually well now see look make go gonna good same""".split())
+kind really actually well now see look make go gonna good same lot lots stuff bunch little guys folks pretty
+basically maybe need use used take back first next last another today time""".split())
 
 
 def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
     """The chapter's most distinctive one- or two-word phrase (TF·IDF over the lecture's
-    segments; a bigram counts 1.5× a single word), title-cased."""
+    segments; a bigram counts 1.5× a single word), title-cased; contractions ("I'll", "we're")
+    and classroom words never name a chapter. "Untitled" when nothing is left."""
     import math
     import re as _re
 
     words = [w for w in _re.findall(r"[a-z][a-z'-]+", text.lower())]
     scores: dict[str, float] = {}
     for i, w in enumerate(words):
-        if w in _TITLE_STOP or len(w) < 3:
+        if w in _TITLE_STOP or len(w) < 3 or "'" in w:
             continue
         idf = math.log((n_docs + 1) / (course_df.get(w, 0) + 0.5))
         scores[w] = scores.get(w, 0.0) + idf
-        if i + 1 < len(words) and words[i + 1] not in _TITLE_STOP and len(words[i + 1]) >= 3:
+        if i + 1 < len(words) and words[i + 1] not in _TITLE_STOP and len(words[i + 1]) >= 3 and "'" not in words[i + 1]:
             bg = f"{w} {words[i + 1]}"
             idf2 = math.log((n_docs + 1) / (course_df.get(words[i + 1], 0) + 0.5))
             scores[bg] = scores.get(bg, 0.0) + 0.75 * (idf + idf2)
     if not scores:
         return "Untitled"
     best = max(scores, key=lambda k: scores[k])
-    return best.title()
+    return " ".join(w[:1].upper() + w[1:] for w in best.split())
 
 
 def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3) -> list[Chapter]:

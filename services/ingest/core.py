@@ -15,6 +15,7 @@ from psycopg_pool import ConnectionPool
 from lecturecopilot import bus, media
 from lecturecopilot.captions import parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.labels import clock
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 
 VIDEO_EXTENSIONS = {".mp4", ".mov", ".webm", ".m4v", ".mkv"}
 CAPTION_EXTENSIONS = {".vtt", ".srt"}
+CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last cue held on screen)
 
 
 class IngestError(Exception):
@@ -102,6 +104,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
                 info = media.probe(path)
                 media.check_lecture_video(info, max_duration_s=settings.max_duration_s,
                                           needs_audio=captions is None)
+                media.check_complete(path, info)
             except media.MediaError as e:
                 raise IngestError(str(e).replace(str(path), video.filename), status=422,
                                   code="unprocessable_media") from e
@@ -114,6 +117,13 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
             except ValueError as e:
                 raise IngestError(str(e), status=422, code="unprocessable_captions") from e
             captions_uri = store.uri(cpath)
+            last_s = words[-1].start_s
+            if last_s > settings.max_duration_s:
+                raise IngestError(f"The captions run to {clock(last_s)}; the limit for a lecture is "
+                                  f"{settings.max_duration_s / 3600:.1f} h.", status=422, code="unprocessable_captions")
+            if duration and last_s > duration + CAPTIONS_PAST_END_S:
+                raise IngestError(f"The captions run to {clock(last_s)} but the video is {clock(duration)} long; "
+                                  "are they this video's captions?", status=422, code="unprocessable_captions")
             if not duration:
                 duration = words[-1].end_s
         with pool.connection() as conn:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import subprocess
 import uuid
 
@@ -216,3 +217,44 @@ def test_malformed_event_goes_to_dead_letter_and_pipeline_keeps_going(stack):
     r = _upload(stack, course, "l.vtt", vtt.encode(), field="captions")
     assert r.status_code == 202, r.text
     assert stack.wait_ready(r.json()["lecture_id"], timeout_s=60)["status"] == "ready"
+
+
+def test_a_file_cut_short_with_its_index_in_front_is_refused(stack, course, tmp_path):
+    # an MP4 whose index (moov) is at the front declares its whole length even when cut in half
+    data = _lavfi(tmp_path, "faststart.mp4", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-f", "lavfi",
+                  "-i", "sine=frequency=300", "-t", "30", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac",
+                  "-movflags", "+faststart")
+    msg = _assert_error(_upload(stack, course, "cut.mp4", data[: len(data) // 2]), 422, "unprocessable_media")
+    assert "cut short" in msg and "declares 30 s" in msg
+    _assert_nothing_written(stack, course)
+    # the whole file is taken (in a course of its own: this module's course stays empty)
+    r = _upload(stack, stack.create_course("Whole file"), "whole.mp4", data)
+    assert r.status_code == 202, r.text
+
+
+def _vtt(*cues):
+    return ("WEBVTT\n\n" + "\n\n".join(f"{a} --> {b}\n{t}" for a, b, t in cues) + "\n").encode()
+
+
+@pytest.mark.parametrize("cues, says", [
+    ([("00:00:01.000", "00:00:04.000", "Welcome to sorting."), ("99:00:00.000", "99:00:05.000", "Goodbye.")],
+     "captions run to 99:00:00; the limit for a lecture is 2.0 h"),
+    ([("00:00:05.000", "00:00:02.000", "This cue ends before it starts.")], "A cue ends before it starts (0:05 → 0:02)"),
+])
+def test_captions_with_impossible_times_are_refused(stack, course, cues, says):
+    r = _upload(stack, course, "bad.vtt", _vtt(*cues), field="captions")
+    assert says in _assert_error(r, 422, "unprocessable_captions")
+    _assert_nothing_written(stack, course)
+
+
+def test_captions_that_run_past_the_video_are_refused(stack, course, tmp_path):
+    video = _lavfi(tmp_path, "short.mp4", "-f", "lavfi", "-i", "testsrc=size=320x240:rate=10", "-t", "20",
+                   "-c:v", "libx264", "-pix_fmt", "yuv420p")
+    cues = _vtt(("00:00:01.000", "00:00:04.000", "Radix sort sorts digit by digit."),
+                ("00:47:55.000", "00:48:00.000", "And that is radix sort."))
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, data={"title": "x"},
+                      files={"video": ("short.mp4", video, "video/mp4"), "captions": ("l5.vtt", cues, "text/vtt")},
+                      timeout=60)
+    msg = _assert_error(r, 422, "unprocessable_captions")
+    assert re.search(r"captions run to 47:5\d but the video is 0:20 long", msg), msg
+    _assert_nothing_written(stack, course)

@@ -187,3 +187,20 @@ def test_asking_through_the_gateway_records_the_askers_hash(stack, seeded):
         asker = conn.execute("SELECT asker FROM answers WHERE id=%s", (r.json()["answer_id"],)).fetchone()[0]
     assert asker and len(asker) == 32 and "insights" not in asker
     assert _get(stack, seeded).json()["students"] == 41
+
+
+def test_outline_and_quiz_me_answers_are_not_top_moments(stack, seeded):
+    """Outline answers ("which lecture covers heaps?") and "quiz me" pointers cite a lecture's start:
+    counted as questions, never as moments taught."""
+    day = datetime.now(timezone.utc) - timedelta(days=80)
+    with stack.db() as conn:
+        for i, writer in enumerate(["outline"] * 6 + ["exam_prep"] * 4 + ["extractive"]):
+            t_s = 12.0 if writer == "extractive" else 0.0
+            conn.execute("INSERT INTO answers (id, conversation_id, course_id, question, answer, declined, sentences, "
+                         "sources, writer, created_at) VALUES (%s,%s,%s,%s,'x',false,%s,'[]',%s,%s)",
+                         (str(uuid.uuid4()), str(uuid.uuid4()), seeded["course"], f"which lecture covers heaps {i}?",
+                          json.dumps([{"text": "x", "citations": [{"lecture_id": seeded["lectures"][2], "t_s": t_s}]}]),
+                          writer, day))
+    ins = _get(stack, seeded, **{"from": day.date().isoformat(), "to": day.date().isoformat()}).json()
+    assert ins["questions"] == 11
+    assert [(m["label"], m["count"]) for m in ins["top_moments"]] == [("L2 · 0:12", 1)]

@@ -280,3 +280,21 @@ def test_a_private_course_quiz_is_invisible_to_outsiders(stack, people, quiz):
                   headers=people["owner"], timeout=10)
     assert requests.get(f"{base}/api/lectures/{lecture}/quiz", headers=people["student"], timeout=10).status_code == 200
 
+
+
+def test_a_lecture_that_makes_no_question_is_a_clear_422_that_uses_no_window(stack, people, quiz):
+    chatter = ["Hello everyone, and welcome back.", "Let us get started now.", "Can everybody hear me at the back?",
+               "Good, thank you all for coming today.", "See you all next week then."]
+    r = requests.post(f"{stack.base}/api/courses/{quiz['course']}/lectures", headers=people["owner"],
+                      files={"captions": ("hello.vtt", sorting_vtt(sentences=chatter).encode(), "text/vtt")},
+                      data={"title": "Welcome", "number": "2"}, timeout=60)
+    assert r.status_code == 202, r.text
+    lecture = r.json()["lecture_id"]
+    assert stack.wait_ready(lecture, timeout_s=180)["status"] == "ready"
+    url = f"{stack.base}/api/lectures/{lecture}/quiz/generate"
+    for _ in range(2):  # the refusal does not start the 5-minute wait
+        r = requests.post(url, headers=people["owner"], timeout=120)
+        assert _code(r) == (422, "no_questions"), r.text
+        assert "No practice question could be written" in r.json()["error"]["message"]
+    with stack.db() as conn:
+        assert conn.execute("SELECT count(*) FROM quiz_generations WHERE lecture_id=%s", (lecture,)).fetchone()[0] == 0

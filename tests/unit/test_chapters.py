@@ -52,3 +52,11 @@ def test_make_chapters_bullets_are_central_sentences_in_order():
     assert chapters[0].start_s == 0 and chapters[1].start_s == 240
     for c in chapters:
         assert 1 <= len(c.bullets) <= 3 and c.title
+
+
+def test_chapter_titles_skip_contractions_and_classroom_words():
+    df = {"hashing": 1, "show": 9, "explain": 9}
+    text = "I'll show you, we're going to do hashing today. I'll explain, you'll see, a lot of stuff, guys."
+    assert chapter_title(text, df, 10) == "Hashing"
+    assert chapter_title("I'll we're don't you'll", {}, 10) == "Untitled"
+    assert chapter_title("euler's tour and euler's tour", {}, 10) != "Euler'S Tour"

@@ -76,7 +76,8 @@ class AskServiceServicer:
 
     def GeneratePractice(self, request, context):
         """Writes, checks and stores a lecture's exam-prep questions, replacing its old set.
-        NOT_FOUND: unknown lecture. INVALID_ARGUMENT: nothing to write from.
+        NOT_FOUND: unknown lecture. FAILED_PRECONDITION: no question passed the check (the old set
+        stays; the 5-minute window is not used up).
         RESOURCE_EXHAUSTED: within 5 minutes of the lecture's last set; trailing metadata
         "retry-after-s" gives the seconds left.
         """
