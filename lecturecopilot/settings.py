@@ -96,6 +96,11 @@ class Settings(BaseSettings):
     operator_email: str | None = Field(default=None, description="Where the contact form sends mail.")
     proxy_hops: int = Field(default=0, description="Trusted reverse proxies in front of the gateway (X-Forwarded-For).")
     max_json_bytes: int = Field(default=64 * 1024, description="Largest non-upload request body.")
+    max_event_streams: int = Field(default=6, description="Live progress streams (SSE) open at once in one gateway "
+                                   "process; each holds one of its 16 threads. Beyond: 429, the page polls.")
+    max_event_streams_person: int = Field(default=3, description="Live progress streams one person may hold open.")
+    event_stream_max_s: float = Field(default=120.0, description="A progress stream is closed after this many seconds; "
+                                      "the browser reconnects (its slot goes back in the pool meanwhile).")
     ask_limit_visitor: int = Field(default=20, description="Questions a day per course for a visitor (not signed in).")
     ask_limit_user: int = Field(default=200, description="Questions a day per course for a signed-in user.")
     ask_limit_visitor_total: int = Field(default=60, description="Questions a day across all courses, visitor.")

@@ -23,6 +23,7 @@ from datetime import timedelta
 from importlib import resources
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Callable
 
 import grpc
 import requests
@@ -439,36 +440,75 @@ def create_app() -> Flask:
         resp = ingest_call("POST", f"/v1/lectures/{r['id']}/retry")
         return Response(resp.content, status=resp.status_code, content_type="application/json")
 
+    # Live progress streams each hold one of the process's threads while open, so they are capped
+    # (in total and per person) and each is closed after event_stream_max_s; beyond the cap a 429
+    # tells the page to poll GET /api/lectures/{id} instead. Plain requests always keep threads.
+    event_slots = threading.BoundedSemaphore(settings.max_event_streams)
+    streams_of: dict[str, int] = {}
+    streams_lock = threading.Lock()
+
+    def take_stream_slot() -> Callable[[], None]:
+        """Reserves a stream slot for this request's person; returns its (idempotent) release.
+        Raises ApiError 429 ``too_many_streams`` when the person or the process is at its cap."""
+        who = person()
+        with streams_lock:
+            if streams_of.get(who, 0) >= settings.max_event_streams_person or not event_slots.acquire(blocking=False):
+                raise ApiError(429, "too_many_streams", "Too many live progress streams are open; poll "
+                               "GET /api/lectures/{id} for the status instead, or retry shortly.",
+                               headers={"Retry-After": "5"})
+            streams_of[who] = streams_of.get(who, 0) + 1
+        released = threading.Event()
+
+        def release() -> None:
+            with streams_lock:
+                if released.is_set():
+                    return
+                released.set()
+                streams_of[who] -= 1
+                if not streams_of[who]:
+                    del streams_of[who]
+                event_slots.release()
+        return release
+
     @app.get("/api/lectures/<lecture_id>/events")
     def lecture_events(lecture_id: str):
         """SSE: ``status`` events ``{"status", "stage", "progress", "error"}`` whenever they change
-        (Postgres polled every 0.5 s), a comment every 15 s, the stream ends after ready/failed."""
+        (Postgres polled every 0.5 s), a comment every 5 s; the stream ends after ready/failed, or
+        after ``event_stream_max_s`` (the browser's EventSource reconnects in 3 s). 429
+        ``too_many_streams`` beyond the caps (see ``take_stream_slot``)."""
         r = lecture_row(lecture_id)
         lid = r["id"]
+        release = take_stream_slot()
 
         def stream():
-            last, last_sent = None, time.time()
-            deadline = time.time() + 3 * 3600
-            while time.time() < deadline:
-                with pool.connection() as conn:
-                    row = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
-                                       (lid,)).fetchone()
-                if row is None:
-                    yield f"event: deleted\ndata: {json.dumps({'lecture_id': str(lid)})}\n\n"
-                    return
-                cur = _status_json(row)
-                if cur != last:
-                    yield f"event: status\ndata: {json.dumps(cur)}\n\n"
-                    last, last_sent = cur, time.time()
-                    if cur["status"] in ("ready", "failed"):
+            try:
+                yield "retry: 3000\n\n"
+                last, last_sent = None, time.time()
+                deadline = time.time() + settings.event_stream_max_s
+                while time.time() < deadline:
+                    with pool.connection() as conn:
+                        row = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
+                                           (lid,)).fetchone()
+                    if row is None:
+                        yield f"event: deleted\ndata: {json.dumps({'lecture_id': str(lid)})}\n\n"
                         return
-                elif time.time() - last_sent > 15:
-                    yield ": keep-alive\n\n"
-                    last_sent = time.time()
-                time.sleep(0.5)
+                    cur = _status_json(row)
+                    if cur != last:
+                        yield f"event: status\ndata: {json.dumps(cur)}\n\n"
+                        last, last_sent = cur, time.time()
+                        if cur["status"] in ("ready", "failed"):
+                            return
+                    elif time.time() - last_sent > 5:  # a client gone is noticed at a write: its slot comes back
+                        yield ": keep-alive\n\n"
+                        last_sent = time.time()
+                    time.sleep(0.5)
+            finally:
+                release()
 
-        return Response(stream_with_context(stream()), mimetype="text/event-stream",
+        resp = Response(stream_with_context(stream()), mimetype="text/event-stream",
                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        resp.call_on_close(release)  # also when the stream never started
+        return resp
 
     @app.get("/api/lectures/<lecture_id>/video")
     def get_video(lecture_id: str):

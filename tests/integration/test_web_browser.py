@@ -338,3 +338,41 @@ def test_phone_width_and_screenshots(stack, course, browser, tmp_path):
         ctx.close()
     assert all((out / f"{p}-{n}.png").stat().st_size > 10_000 for p in ("courses", "course", "answer")
                for n in ("desktop", "phone"))
+
+
+def test_live_status_falls_back_to_polling_when_no_stream_is_free(stack, smtp_sink, page):
+    import uuid
+
+    from web_helpers import mint
+
+    email = "browser-poller@example.edu"
+    set_role(stack, email, "instructor")
+    _browser_sign_in(stack, smtp_sink, page, email)
+    page.wait_for_url(f"{stack.base}/manage", timeout=10_000)
+    page.fill("#create-title", "Polled")
+    page.click("#create-form button")
+    page.wait_for_url(f"{stack.base}/manage/*", timeout=10_000)
+    course = page.url.rsplit("/", 1)[1]
+    other_course, other, lecture = stack.create_course("Streams held"), str(uuid.uuid4()), str(uuid.uuid4())
+    insert = ("INSERT INTO lectures (id, course_id, number, title, status, stage) "
+              "VALUES (%s, %s, 1, 'Waiting', 'queued', 'queued')")  # stays queued until the test says otherwise
+    with stack.db() as c:
+        c.execute(insert, (other, other_course))
+    # every stream the gateway allows is taken (by two other people, three each, on another lecture)
+    held = [requests.get(f"{stack.base}/api/lectures/{other}/events", headers=who, stream=True, timeout=30)
+            for who in (mint(stack, "student", "poll-a@example.edu"), mint(stack, "student", "poll-b@example.edu"))
+            for _ in range(3)]
+    try:
+        assert [r.status_code for r in held] == [200] * 6
+        with stack.db() as c:
+            c.execute(insert, (lecture, course))
+        page.reload()
+        page.wait_for_selector("#mc-lectures tr .st-queued", timeout=10_000)
+        with stack.db() as c:
+            c.execute("UPDATE lectures SET status='ready', stage='ready' WHERE id=%s", (lecture,))
+        page.wait_for_selector("#mc-lectures tr .st-ready", timeout=15_000)  # the page polled
+    finally:
+        for r in held:
+            r.close()
+        with stack.db() as c:
+            c.execute("DELETE FROM lectures WHERE id=%s", (other,))

@@ -576,18 +576,36 @@ function showStage(container, st) {
   container.dataset.stage = st.stage;
 }
 
-function followLecture(lectureId, container, statusEl, onEnd) {
+// Live status of a lecture: server-sent events while the server has a stream to spare, else (429:
+// too many open streams) GET /api/lectures/{id} every 3 s. Returns a handle with close().
+function watchLecture(lectureId, onStatus) {
+  let stopped = false, timer = null;
   const es = new EventSource(`/api/lectures/${lectureId}/events`);
-  es.addEventListener("status", (e) => {
-    const st = JSON.parse(e.data);
+  es.addEventListener("status", (e) => onStatus(JSON.parse(e.data)));
+  es.addEventListener("error", () => {
+    if (stopped || es.readyState !== EventSource.CLOSED) return;  // CONNECTING: it reconnects by itself
+    const poll = async () => {
+      if (stopped) return;
+      try {
+        const l = await api(`/api/lectures/${lectureId}`);
+        onStatus({ status: l.status, stage: l.stage, progress: l.progress, error: l.error });
+      } catch (_) { /* a network blip: try again */ }
+      if (!stopped) timer = setTimeout(poll, 3000);
+    };
+    poll();
+  });
+  return { close() { stopped = true; es.close(); clearTimeout(timer); } };
+}
+
+function followLecture(lectureId, container, statusEl, onEnd) {
+  const watch = watchLecture(lectureId, (st) => {
     showStage(container, st);
     if (st.status === "ready") statusEl.textContent = "Ready: students can ask about it now.";
     else if (st.status === "failed") statusEl.textContent = `Processing failed: ${st.error || "unknown reason"}`;
     else statusEl.textContent = `${st.stage}…`;
-    if (st.status === "ready" || st.status === "failed") { es.close(); if (onEnd) onEnd(st); }
+    if (st.status === "ready" || st.status === "failed") { watch.close(); if (onEnd) onEnd(st); }
   });
-  es.addEventListener("error", () => { if (es.readyState === EventSource.CLOSED) return; });
-  return es;
+  return watch;
 }
 
 function uploadWithProgress(courseId, form, onProgress) {
@@ -942,14 +960,12 @@ function lectureRow(l, rerender) {
     actions.prepend(retry);
   }
   if (l.status === "queued" || l.status === "processing") {
-    const es = new EventSource(`/api/lectures/${l.id}/events`);
-    rowStreams.push(es);
-    es.addEventListener("status", (e) => {
-      const s = JSON.parse(e.data);
+    const watch = watchLecture(l.id, (s) => {
       st.className = `st st-${s.status}`;
       st.textContent = statusText(s) + (s.status === "processing" && s.progress > 0 ? ` ${Math.round(s.progress * 100)}%` : "");
-      if (s.status === "ready" || s.status === "failed") { es.close(); rerender(); }
+      if (s.status === "ready" || s.status === "failed") { watch.close(); rerender(); }
     });
+    rowStreams.push(watch);
   }
   const titleCell = el("td", {}, el("a", { href: `/courses/${l.course_id}?lecture=${l.id}`, text: l.title }));
   return el("tr", { dataset: { lecture: l.id } }, el("td", { text: `L${l.number}` }), titleCell,
