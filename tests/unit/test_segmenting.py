@@ -86,3 +86,18 @@ def test_a_slide_read_aloud_is_not_added_twice():
     out = merge_slides(spoken, [read_aloud, not_said])
     assert [s.kind for s in out] == ["slide", "speech", "speech"] and out[0].text.startswith("Open addressing")
     assert any(s.kind == "slide" for s in merge_slides(spoken, [said_later], near_s=60))
+
+
+def test_ocr_noise_leaves_slide_text():
+    from services.index.core import denoise_slide
+
+    spoken = {"hashing", "we", "find", "another", "place", "essentially", "x"}
+    assert denoise_slide("Hashing: y sse ssn h essentially find another place.", spoken) == \
+        "Hashing: essentially find another place."
+    # words the lecture says, common short words, numbers and formulas stay
+    assert denoise_slide("Chaining: put x in slot h(k) of the table, O(1) expected", spoken) == \
+        "Chaining: put x in slot h(k) of the table, O(1) expected"
+    assert denoise_slide("Probing.", spoken) == "Probing."
+    assert denoise_slide("van Emde Boas: successor in O(log log u) time", spoken) == \
+        "van Emde Boas: successor in O(log log u) time"  # a lone unknown letter is a variable
+    assert denoise_slide("ss q zz.", spoken) == ""
