@@ -12,6 +12,7 @@ rapidfuzz's ``OSA``). The most frequent such word wins; everything else is left 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -35,8 +36,19 @@ def english_words() -> frozenset[str]:
         return frozenset()
 
 
+def fold(question: str) -> str:
+    """``question`` as the English-only search sees it: accents folded ("chaîning" → "chaining",
+    NFKD without combining marks) and letters of other scripts and emoji left out ("what is
+    chaining? 日本語" → "what is chaining?"), unless that would leave no Latin letter."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", question) if not unicodedata.combining(c))
+    latin = " ".join("".join(" " if unicodedata.category(c) in ("Lo", "So", "Sk") else c for c in plain).split())
+    return latin if re.search(r"[A-Za-z]", latin) else question
+
+
 def correct(question: str, vocabulary: dict[str, int]) -> str:
-    """``question`` with out-of-vocabulary words replaced by their closest course word."""
+    """``question`` folded (:func:`fold`), with out-of-vocabulary words replaced by their closest
+    course word."""
+    question = fold(question)
     if not vocabulary:
         return question
     by_letter: dict[str, list[str]] = {}

@@ -34,3 +34,13 @@ def test_english_words_are_never_corrected():
 
 def test_empty_vocabulary():
     assert correct("mrege", {}) == "mrege"
+
+
+@pytest.mark.parametrize("typed, searched", [
+    ("what is chaîning?", "what is chaining?"), ("what is chaining? 日本語", "what is chaining?"),
+    ("explain hashing 🙂", "explain hashing"), ("ハッシュとは", "ハッシュとは"), ("Café au lait", "Cafe au lait"),
+])
+def test_fold(typed, searched):
+    from services.ask.spelling import fold
+
+    assert fold(typed) == searched
