@@ -17,8 +17,8 @@ VIDEO_SUFFIXES = (".mp4", ".mov", ".webm", ".m4v")
 
 
 def _course_id(pool, course: str) -> tuple[str, bool]:
-    """``(id, created)`` of ``course`` (an id, or a title: the oldest course with it, created when
-    none). Raises ``ValueError`` for a blank title."""
+    """``(id, created)`` of ``course`` (an id, or the title of one course, created when none).
+    Raises ``ValueError`` for a blank title or one that several courses share (it names their ids)."""
     with pool.connection() as conn:
         try:
             row = conn.execute("SELECT id FROM courses WHERE id=%s", (str(uuid.UUID(course)),)).fetchone()
@@ -29,9 +29,12 @@ def _course_id(pool, course: str) -> tuple[str, bool]:
         title = " ".join(course.split())
         if not title or len(title) > 200:
             raise ValueError("--course must be a course id or a title of 1 to 200 characters")
-        row = conn.execute("SELECT id FROM courses WHERE title=%s ORDER BY created_at LIMIT 1", (title,)).fetchone()
-        if row:
-            return str(row["id"]), False
+        rows = conn.execute("SELECT id FROM courses WHERE title=%s ORDER BY created_at", (title,)).fetchall()
+        if len(rows) > 1:
+            raise ValueError(f"{len(rows)} courses are titled {title!r}; pass the course id instead: "
+                             + ", ".join(str(r["id"]) for r in rows))
+        if rows:
+            return str(rows[0]["id"]), False
         cid = str(uuid.uuid4())
         conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, title))
         return cid, True

@@ -52,6 +52,14 @@ def test_cli_refuses_a_bad_file_with_the_reason(stack, tmp_path):
     assert blank.returncode == 2 and "--course" in blank.stderr
     titles = [c["title"] for c in requests.get(f"{stack.base}/api/courses", timeout=10).json()["courses"]]
     assert "CLI refusals" not in titles and "   " not in titles  # a refused file leaves no empty course
+    # a title two courses share names neither: the ids are given instead
+    ids = [stack.create_course("Twice titled") for _ in range(2)]
+    vtt = tmp_path / "twice.vtt"
+    vtt.write_text(VTT)
+    twice = _cli("process", str(vtt), "--course", "Twice titled", "--no-wait")
+    assert twice.returncode == 2 and "2 courses are titled 'Twice titled'" in twice.stderr
+    assert all(i in twice.stderr for i in ids)
+    assert _cli("process", str(vtt), "--course", ids[1], "--no-wait").returncode == 0
 
 
 def test_webm_screen_recording_gets_a_web_copy(stack, tmp_path, synth_video):
