@@ -581,6 +581,12 @@ def create_app() -> Flask:
         conversation_id = data.get("conversation_id") or ""
         if not isinstance(conversation_id, str):
             raise ApiError(400, "invalid_conversation", "'conversation_id' must be a string or null.")
+        if conversation_id:  # a typo'd id would silently start a new conversation: say so instead
+            try:
+                conversation_id = str(uuid.UUID(conversation_id))
+            except ValueError:
+                raise ApiError(400, "invalid_conversation", "'conversation_id' must be the id a previous answer "
+                               "returned (a UUID), or null for a new conversation.") from None
         p = g.principal
         if not (p and p.role == "admin"):  # the operator is not limited
             who = person()

@@ -258,3 +258,12 @@ def test_captions_that_run_past_the_video_are_refused(stack, course, tmp_path):
     msg = _assert_error(r, 422, "unprocessable_captions")
     assert re.search(r"captions run to 47:5\d but the video is 0:20 long", msg), msg
     _assert_nothing_written(stack, course)
+
+
+def test_a_malformed_conversation_id_is_a_400(stack, course):
+    url = f"{stack.base}/api/courses/{course}/ask"
+    for bad in ("not-a-uuid", "123", "'; DROP TABLE answers; --"):
+        r = requests.post(url, json={"question": "why?", "conversation_id": bad}, timeout=30)
+        assert "a UUID" in _assert_error(r, 400, "invalid_conversation"), bad
+    _assert_error(requests.post(url, json={"question": "why?", "conversation_id": 7}, timeout=30), 400,
+                  "invalid_conversation")
