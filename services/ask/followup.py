@@ -22,11 +22,16 @@ _STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how
 _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
 
+_QUESTION_VERBS = frozenset("""take takes work works mean means cost costs run runs happen happens use used need
+needs""".split())  # the verb of "how long does merge sort take?", not part of its topic
+_ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+
+
 def _runs(question: str) -> list[str]:
     """Runs of consecutive content words in ``question``, in order ("running time", "counting sort")."""
     runs: list[list[str]] = [[]]
     for tok in re.findall(r"[A-Za-z0-9'-]+|\S", question):
-        if content_words(tok):
+        if content_words(tok) and tok.lower() not in _QUESTION_VERBS:
             runs[-1].append(tok)
         elif runs[-1]:
             runs.append([])
@@ -46,6 +51,17 @@ def _topic(question: str, like: str = "") -> str:
     return max(reversed(runs), key=lambda r: len(r.split()))
 
 
+def _narrowed(old: str, new: str) -> str:
+    """The part of the run ``old`` that the topic ``new`` stands for: when ``new``'s head (last)
+    word is in ``old``, the words of ``old`` up to it, as many as ``new`` has ("counting sort
+    stable" for "radix sort" → "counting sort", so "stable" stays); else ``old`` whole."""
+    o, n = old.split(), new.split()
+    for i, w in enumerate(o):
+        if n and w.lower() == n[-1].lower() and i + 1 >= len(n):
+            return " ".join(o[i + 1 - len(n):i + 1])
+    return old
+
+
 def rewrite(message: str, history: list[str]) -> str:
     """The standalone question for ``message`` given earlier standalone questions ``history``."""
     msg = " ".join(message.split())
@@ -58,8 +74,8 @@ def rewrite(message: str, history: list[str]) -> str:
         return prev
     if _STARTS_SWAP.match(msg):
         x = _SWAP.match(_STARTS_SWAP.sub("", msg))
-        new_topic = x.group("x") if x else ""
-        old_topic = _topic(prev, like=new_topic)
+        new_topic = _ARTICLE.sub("", x.group("x")) if x else ""  # "a linked list": the article is in prev
+        old_topic = _narrowed(_topic(prev, like=new_topic), new_topic)
         if new_topic and old_topic:
             return prev.replace(old_topic, new_topic, 1)
         return f"{msg} {prev}"

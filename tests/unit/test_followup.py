@@ -32,3 +32,13 @@ def test_example_requests_repeat_the_question(msg):
 
 def test_no_history_leaves_message():
     assert rewrite("why?", []) == "why?"
+
+
+@pytest.mark.parametrize("prev, msg, expected", [
+    ("why is counting sort stable?", "and what about radix sort?", "why is radix sort stable?"),
+    ("Is merge sort in place?", "what about selection sort", "Is selection sort in place?"),
+    ("What is a hash table?", "and for a linked list?", "What is a linked list?"),
+    ("How long does merge sort take?", "and heaps?", "How long does heaps take?"),
+])
+def test_swapping_the_topic_keeps_the_rest_of_the_question(prev, msg, expected):
+    assert rewrite(msg, [prev]) == expected
