@@ -50,6 +50,13 @@ async function api(path, opts = {}) {
   return res.status === 204 ? null : res.json();
 }
 
+// "3 lectures", or "3 lectures ready of 4" while some are processing or failed
+function lecturesReady(lectures) {
+  const ready = lectures.filter((l) => l.status === "ready").length;
+  const word = (n) => `${n} lecture${n === 1 ? "" : "s"}`;
+  return ready === lectures.length ? word(ready) : `${word(ready)} ready of ${lectures.length}`;
+}
+
 function confirmDialog(text, okLabel = "Delete") {
   const d = $("#confirm");
   $("#confirm-text").textContent = text;
@@ -207,7 +214,7 @@ async function showCourse(courseId, mode = "ask") {
   const list = $("#lecture-list");
   const scope = $("#scope");
   const whole = el("button", { type: "button", class: "whole", "data-scope": "" },
-    el("strong", { text: "Whole course" }), el("span", { class: "status", text: `${course.lectures.length} lectures` }));
+    el("strong", { text: "Whole course" }), el("span", { class: "status", text: lecturesReady(course.lectures) }));
   whole.addEventListener("click", () => setScope(""));
   list.append(el("li", {}, whole));
   for (const l of course.lectures) {
@@ -544,7 +551,7 @@ async function showManage() {
   list.replaceChildren();
   for (const c of data.courses) {
     list.append(el("li", {}, el("a", { href: `/manage/${c.id}`, text: c.title }),
-      el("span", { class: "muted small", text: ` · ${c.lecture_count} lectures · ${c.visibility}` })));
+      el("span", { class: "muted small", text: ` · ${c.lecture_count} lecture${c.lecture_count === 1 ? "" : "s"} · ${c.visibility}` })));
   }
   if (!data.courses.length) list.append(el("li", { class: "muted", text: "No courses yet." }));
   $("#create-form").addEventListener("submit", async (e) => {
