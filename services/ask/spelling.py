@@ -41,7 +41,7 @@ def fold(question: str) -> str:
     NFKD without combining marks) and letters of other scripts and emoji left out ("what is
     chaining? 日本語" → "what is chaining?"), unless that would leave no Latin letter."""
     plain = "".join(c for c in unicodedata.normalize("NFKD", question) if not unicodedata.combining(c))
-    latin = " ".join("".join(" " if unicodedata.category(c) in ("Lo", "So", "Sk") else c for c in plain).split())
+    latin = " ".join("".join(" " if unicodedata.category(c) in ("Lo", "So") else c for c in plain).split())
     return latin if re.search(r"[A-Za-z]", latin) else question
 
 
