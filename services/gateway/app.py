@@ -578,7 +578,8 @@ def create_app() -> Flask:
         c = course_row(course_id)
         data = body()
         question, lecture_id = ask_args(data, "question")
-        conversation_id = data.get("conversation_id") or ""
+        conversation_id = data.get("conversation_id")
+        conversation_id = "" if conversation_id is None else conversation_id
         if not isinstance(conversation_id, str):
             raise ApiError(400, "invalid_conversation", "'conversation_id' must be a string or null.")
         if conversation_id:  # a typo'd id would silently start a new conversation: say so instead

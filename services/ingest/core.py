@@ -117,7 +117,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
             except ValueError as e:
                 raise IngestError(str(e), status=422, code="unprocessable_captions") from e
             captions_uri = store.uri(cpath)
-            last_s = words[-1].start_s
+            last_s = max(w.end_s for w in words)  # the end of the last cue
             if last_s > settings.max_duration_s:
                 raise IngestError(f"The captions run to {clock(last_s)}; the limit for a lecture is "
                                   f"{settings.max_duration_s / 3600:.1f} h.", status=422, code="unprocessable_captions")
