@@ -149,8 +149,12 @@ def _generate(conn, lecture: dict, sents, span, embed, writers, max_questions: i
         written = ep.extractive_questions(lecture_id, lecture["number"], sents, course, max_questions=max_questions)
         kept, dropped = ep.checked(written, sents, span, embed)
     if not kept:
-        raise NoQuestions(f"No practice question could be written from this lecture ({len(written)} written, "
-                          f"none passed the check); its set is unchanged.")
+        if written:
+            raise NoQuestions(f"No practice question could be written from this lecture ({len(written)} written, "
+                              f"none passed the check); its set is unchanged.")
+        raise NoQuestions("No practice question could be written from this lecture: a question needs a sentence "
+                          "that defines a term or states a running time, and three wrong options taken from terms "
+                          "the course's lectures use; a short course has few. Its set is unchanged.")
     with conn.transaction():
         _rows(conn, "DELETE FROM quiz_questions WHERE lecture_id=%s", (lecture_id,))
         for q in kept:

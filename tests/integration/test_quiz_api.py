@@ -298,6 +298,7 @@ def test_a_lecture_that_makes_no_question_is_a_clear_422_that_uses_no_window(sta
     for _ in range(2):  # the refusal does not start the 5-minute wait
         r = requests.post(url, headers=people["owner"], timeout=120)
         assert _code(r) == (422, "no_questions"), r.text
-        assert "No practice question could be written" in r.json()["error"]["message"]
+        msg = r.json()["error"]["message"]
+        assert "No practice question could be written" in msg and "three wrong options" in msg, msg
     with stack.db() as conn:
         assert conn.execute("SELECT count(*) FROM quiz_generations WHERE lecture_id=%s", (lecture,)).fetchone()[0] == 0
