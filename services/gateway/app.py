@@ -127,7 +127,9 @@ def create_app() -> Flask:
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):
-        return error(e.code or 500, (e.name or "error").lower().replace(" ", "_"), e.description or e.name)
+        body, status = error(e.code or 500, (e.name or "error").lower().replace(" ", "_"), e.description or e.name)
+        # keep Werkzeug's own headers: Content-Range on a 416, Allow on a 405 (not its HTML Content-Type)
+        return body, status, [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
 
     @app.errorhandler(Exception)
     def internal_error(e: Exception):

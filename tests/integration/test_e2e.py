@@ -118,6 +118,13 @@ def test_video_is_served_with_range_requests(stack, lecture):
     assert r.status_code == 206 and len(r.content) == 100
     assert r.headers["Content-Range"].startswith("bytes 0-99/")
     assert r.content[4:8] == b"ftyp"
+    size = int(r.headers["Content-Range"].rsplit("/", 1)[1])
+    # a range past the end: 416 in JSON, saying the size (RFC 9110 §15.5.17) so a player can recover
+    r = requests.get(url, headers={"Range": f"bytes={size + 10}-"}, timeout=10)
+    assert r.status_code == 416 and r.headers["Content-Range"] == f"bytes */{size}", r.headers
+    assert r.json()["error"]["code"] == "requested_range_not_satisfiable"
+    r = requests.delete(url, timeout=10)  # and a 405 names the methods allowed
+    assert r.status_code == 405 and "GET" in r.headers["Allow"], r.headers
 
 
 def test_feedback_is_stored(stack, lecture):
