@@ -214,7 +214,9 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
         index.sync_course(course)
         if other_course:
             index.sync_course(other_course)
-        qvecs = models.embed(settings.embed_model, [q["question"] for q in questions])
+        # searched as ask searches: without request framing ("explain chaining" → "chaining")
+        searched = [gate.request_topic(q["question"]) for q in questions]
+        qvecs = models.embed(settings.embed_model, searched)
         # relevant passages per question (for nDCG's ideal): segments of the gold lecture overlapping gold
         with pool.connection() as conn:
             seg_rows = conn.execute("SELECT lecture_id::text AS l, start_s, end_s FROM segments").fetchall()
@@ -230,9 +232,9 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
             configs = [c for c in configs if c[1] == RetrievalConfig()]
         for name, cfg in configs:
             times, results = [], []
-            for q, v in zip(questions, qvecs):
+            for sq, v in zip(searched, qvecs):
                 t = time.perf_counter()
-                results.append(retrieve(index, course, None, v, q["question"], k=6, config=cfg))
+                results.append(retrieve(index, course, None, v, sq, k=6, config=cfg))
                 times.append((time.perf_counter() - t) * 1000)
             sc = score(results, questions, lecture_of, n_rel, main)
             cos = [gate.evidence(index, course, r, q["question"], v, settings.gate_coverage_weight).score
@@ -243,8 +245,8 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
             print(f"{name:<40} r@1 {sc.recall_1:.3f} r@3 {sc.recall_3:.3f} r@6 {sc.recall_6:.3f} "
                   f"MRR {sc.mrr:.3f} nDCG@5 {sc.ndcg_5:.3f}", file=sys.stderr)
         if not quick:
-            results = [retrieve(index, ALL_COURSES, None, v, q["question"], k=6, config=RetrievalConfig())
-                       for q, v in zip(questions, qvecs)]
+            results = [retrieve(index, ALL_COURSES, None, v, sq, k=6, config=RetrievalConfig())
+                       for sq, v in zip(searched, qvecs)]
             sc = score(results, questions, lecture_of, n_rel, main)
             rows.append({"name": "default, course isolation OFF (2 courses in one pool)", **asdict(sc),
                          "p50_ms": None, "p95_ms": None, "config": "ALL_COURSES"})

@@ -4,7 +4,8 @@ Two signals, neither of them a rank-fusion score (RRF scores rank, they don't me
 
 - ``window``: the best cosine (all-MiniLM-L6-v2) between the question and a window of 1–3
   consecutive sentences of the top 3 passages;
-- ``coverage``: the IDF-weighted share of the question's BM25 tokens that occur anywhere in
+- ``coverage``: the IDF-weighted share of the BM25 tokens of the question's topic words (no request
+  framing, no very common English words: :func:`topic_words`) that occur anywhere in
   the course's segments (IDF over this course only). A question naming things the course
   never says ("Dijkstra", "sourdough") has low coverage even when its wording looks similar.
 
@@ -16,13 +17,61 @@ question, the lowest of a covered one) in ``evals/results/retrieval-latest.json`
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
+import wordfreq
 
 from .retrieve import Passage, window_score
 from .search_index import EmbeddedSearchIndex
+
+
+# How a request is framed ("explain chaining", "can you tell me about chaining", "describe how
+# chaining works"): words the course never says, so they would lower ``coverage`` and pull the
+# embedding toward talk about explaining. A deployment study found imperatives refused far more often
+# than questions; the topic left after the framing is what is searched and judged.
+_FRAMING = re.compile(
+    r"^(?:(?:hi|hey|hello)\b[\s,!.]*)?(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+    r"(?:explain|describe|define|summari[sz]e|clarify|discuss|elaborate on|go over|go through|talk about|"
+    r"walk me through|tell me(?: more)?(?: about)?|give me (?:an? )?(?:overview|summary|explanation|definition|"
+    r"description)(?: of)?|help me understand|i (?:want|would like|'d like) to (?:know|understand)(?: about)?|"
+    r"i don'?t (?:get|understand))"
+    r"(?:\s+(?:to|for) me)?(?:\s+(?:please|briefly|simply|again))?[\s,:]+(?=\S)", re.IGNORECASE)
+
+
+def request_topic(question: str) -> str:
+    """``question`` without its request framing: "Explain chaining." → "chaining.", "can you tell
+    me about radix sort?" → "radix sort?", "Explain how chaining works" → "how chaining works";
+    anything else unchanged. Never empty: a message that is only framing stays as it is."""
+    rest = _FRAMING.sub("", question.strip(), count=1).strip()
+    if rest != question.strip():
+        rest = re.sub(r"\s+(?:to|for) me(?=\W*$)", "", rest)  # "explain radix sort to me?"
+    return rest if re.search(r"\w", rest) else question
+
+
+# Words this common in English (wordfreq's Zipf scale: log10 of frequency per billion words; 5.7 ≈
+# once per 2,000 words: "work", "time", "take", "use", "long", "get") name no topic, so a course's silence on
+# them says nothing about coverage: a short course may never say "work", and "how does chaining work?"
+# is still about chaining. Topic words stay: "chain" 4.65, "sort" 5.0, "France" 4.94, "system" 5.56.
+COMMON_ZIPF = 5.7
+
+
+@functools.lru_cache(maxsize=50_000)
+def _common(word: str) -> bool:
+    w = word.lower()
+    forms = {w} | ({w[:-1]} if w.endswith("s") and len(w) > 3 else set()) \
+        | ({w[:-3], w[:-3] + "e"} if w.endswith("ing") and len(w) > 5 else set())
+    return max(wordfreq.zipf_frequency(f, "en") for f in forms) >= COMMON_ZIPF
+
+
+def topic_words(query: str) -> str:
+    """``query`` (request framing removed, :func:`request_topic`) without its very common English
+    words (``COMMON_ZIPF``): the text whose coverage is judged. "Explain how chaining works" →
+    "chaining"; "what time is it?" → "" (no topic: coverage 0)."""
+    return " ".join(w for w in re.findall(r"[\w'-]+", request_topic(query)) if not _common(w))
 
 
 @dataclass(frozen=True)
@@ -37,7 +86,8 @@ def evidence(index: EmbeddedSearchIndex, course_id: str, passages: list[Passage]
     """The gate's signals for ``query`` given its retrieved ``passages`` (see module doc)."""
     window = max((window_score(index, p.hit, query_vec) for p in passages[:3]), default=0.0)
     n, df = index.course_df(course_id)
-    tokens = list(index.bm25.embed_query(query).indices)
+    words = topic_words(query)
+    tokens = list(index.bm25.embed_query(words).indices) if words else []
     idf = {t: math.log((n + 1) / (df.get(t, 0) + 0.5)) for t in tokens}
     total = sum(idf.values())
     coverage = sum(v for t, v in idf.items() if t in df) / total if total > 0 else 0.0

@@ -252,8 +252,9 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                     yield from emit(s)
             else:
                 with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": course_id}) as span:
-                    qvec = self._embed(question)
-                    passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, question, k=6)
+                    topic_q = gate.request_topic(question)  # "explain chaining" is searched as "chaining"
+                    qvec = self._embed(topic_q)
+                    passages = retrieve.retrieve(self.index, course_id, lecture_id, qvec, topic_q, k=6)
                     retrieve_ms = (time.perf_counter() - t0) * 1000
                     ev = gate.evidence(self.index, course_id, passages, question, qvec,
                                        self.settings.gate_coverage_weight)
