@@ -3,7 +3,8 @@ log (every exchange: question, declined or not, sentences with citations, time) 
 
 - ``questions``: how many were asked; ``students``: how many distinct askers, counted by the keyed
   hash the rate limits use (``answers.asker``), never by identity.
-- ``topics`` / ``uncovered``: answered / declined questions grouped by meaning. pgvector is not
+- ``topics`` / ``uncovered``: answered / declined questions (a follow-up as the standalone question it
+  was rewritten to) grouped by meaning. pgvector is not
   available on the machine's Postgres 15, so grouping runs in Python with numpy: the questions are
   embedded by ask's ``Embed`` call (the course's sentence embedder, L2-normalised: cosine = dot
   product; the gateway loads no model) and clustered
@@ -11,7 +12,8 @@ log (every exchange: question, declined or not, sentences with citations, time) 
   its still-ungrouped neighbours, repeatedly. Each group is labelled by its most central question
   (highest mean cosine to the group), with a few example questions.
 - ``thumbs_down``: thumbs-down answers with their question and comment.
-- ``top_moments``: the most-cited moments (lecture, second, count, chip) of answers from the
+- ``top_moments``: the most-cited moments (lecture, whole second — cut down, as answers' chips label it —
+  count, chip) of answers from the
   lectures' content (not outline answers or "quiz me" pointers, which cite a lecture's start).
 - ``per_day``: questions (and declined ones) per day of the period, for the chart.
 """
@@ -113,7 +115,9 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
     where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s"
     totals = conn.execute(f"SELECT count(*) AS n, count(*) FILTER (WHERE declined) AS declined, "
                           f"count(DISTINCT asker) AS students FROM answers a WHERE {where}", args).fetchone()
-    rows = conn.execute(f"SELECT question, declined FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",
+    # a follow-up ("why?", "and for radix sort?") is grouped by the standalone question it was answered as
+    rows = conn.execute(f"SELECT coalesce(nullif(rewritten_question, ''), question) AS question, declined "
+                        f"FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",
                         (*args, MAX_QUESTIONS)).fetchall()
     answered = [r["question"] for r in rows if not r["declined"]]
     declined = [r["question"] for r in rows if r["declined"]]
@@ -121,7 +125,7 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
                         f"ON a.id=f.answer_id WHERE f.rating='down' AND {where} ORDER BY f.created_at DESC LIMIT 100",
                         args).fetchall()
     moments = conn.execute(f"""
-        SELECT (c->>'lecture_id') AS lecture_id, round((c->>'t_s')::numeric) AS t, count(*) AS n,
+        SELECT (c->>'lecture_id') AS lecture_id, floor((c->>'t_s')::numeric) AS t, count(*) AS n,
                l.number, l.title
         FROM answers a CROSS JOIN LATERAL jsonb_array_elements(a.sentences) s
              CROSS JOIN LATERAL jsonb_array_elements(s->'citations') c

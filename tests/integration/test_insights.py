@@ -214,3 +214,23 @@ def test_outline_and_quiz_me_answers_are_not_top_moments(stack, seeded):
     ins = _get(stack, seeded, **{"from": day.date().isoformat(), "to": day.date().isoformat()}).json()
     assert ins["questions"] == 11
     assert [(m["label"], m["count"]) for m in ins["top_moments"]] == [("L2 · 0:12", 1)]
+
+
+def test_follow_ups_are_grouped_as_asked_and_moments_keep_the_answers_label(stack, seeded):
+    """"and for radix sort?" counts as the question it was answered as; a chip at 221.68 s reads
+    L2 · 3:41 in the answer, so the moment reads 3:41 too (not 3:42)."""
+    day = datetime.now(timezone.utc) - timedelta(days=120)
+    with stack.db() as conn:
+        for q, rewritten in [("What is radix sort?", "What is radix sort?"), ("and for radix sort?", "What is radix sort?"),
+                             ("why?", "Why? What is radix sort?")]:
+            conn.execute("INSERT INTO answers (id, conversation_id, course_id, question, rewritten_question, answer, "
+                         "declined, sentences, sources, writer, created_at) VALUES (%s,%s,%s,%s,%s,'x',false,%s,'[]',"
+                         "'extractive',%s)",
+                         (str(uuid.uuid4()), str(uuid.uuid4()), seeded["course"], q, rewritten,
+                          json.dumps([{"text": "x", "citations": [{"lecture_id": seeded["lectures"][2], "t_s": 221.68}]}]),
+                          day))
+    ins = _get(stack, seeded, **{"from": day.date().isoformat(), "to": day.date().isoformat()}).json()
+    labels = [t["label"] for t in ins["topics"]]
+    assert "and for radix sort?" not in labels and "why?" not in labels, ins["topics"]
+    assert sum(t["count"] for t in ins["topics"]) == 3 and ins["topics"][0]["count"] >= 2, ins["topics"]
+    assert [(m["label"], m["t_s"], m["count"]) for m in ins["top_moments"]] == [("L2 · 3:41", 221.0, 3)]
