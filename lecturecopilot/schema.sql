@@ -244,4 +244,6 @@ ALTER TABLE quiz_generations ADD COLUMN IF NOT EXISTS automatic boolean NOT NULL
 ALTER TABLE courses ADD COLUMN IF NOT EXISTS assessment_mode boolean NOT NULL DEFAULT false;
 -- insights: who asked, as the keyed hash (HMAC) used for rate limits; never an email or IP
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS asker text;
+-- asked by the course's instructor or an admin: not counted as a student in insights
+ALTER TABLE answers ADD COLUMN IF NOT EXISTS staff boolean NOT NULL DEFAULT false;
 CREATE INDEX IF NOT EXISTS answers_course_time ON answers(course_id, created_at);

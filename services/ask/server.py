@@ -201,10 +201,11 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         t0 = time.perf_counter()
         course_id, lecture_id, message = self._check(request, context)
         conversation_id = _uuid_or_none(request.conversation_id) or str(uuid.uuid4())
+        asker = request.asker[:128] or None
         with self.pool.connection() as conn:
-            other = conn.execute("SELECT 1 FROM answers WHERE conversation_id=%s AND course_id<>%s LIMIT 1",
-                                 (conversation_id, course_id)).fetchone()
-        if other:  # a conversation belongs to one course: start a new one
+            other = conn.execute("SELECT 1 FROM answers WHERE conversation_id=%s AND (course_id<>%s OR asker IS "
+                                 "DISTINCT FROM %s) LIMIT 1", (conversation_id, course_id, asker)).fetchone()
+        if other:  # a conversation belongs to one course and one asker: anyone else starts a new one
             conversation_id = str(uuid.uuid4())
         question = followup.rewrite_with_model(message, self._history(conversation_id, course_id), self.writers)
         self.index.sync_course(course_id)
@@ -296,14 +297,14 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         with self.pool.connection() as conn:
             conn.execute(
                 "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, rewritten_question, "
-                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms, asker) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
+                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms, asker, staff) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
                 (answer_id, conversation_id, course_id, lecture_id, message, question, answer_text, declined,
                  reason or None,
                  json.dumps([{"text": s.text, "citations": [{"lecture_id": c.lecture_id, "t_s": c.t_s}
                                                             for c in s.citations]} for s in out]),
                  json.dumps([{"lecture_id": s.lecture_id, "start_s": s.start_s, "end_s": s.end_s} for s in sources]),
-                 outcome.writer, retrieve_ms, total_ms, request.asker[:128] or None))
+                 outcome.writer, retrieve_ms, total_ms, asker, request.staff))
         yield ask_pb2.AskEvent(done=ask_pb2.Done(
             answer_id=answer_id, conversation_id=conversation_id, declined=declined, answer=answer_text,
             sentences=out, sources=sources, retrieve_ms=retrieve_ms, total_ms=total_ms, writer=outcome.writer,

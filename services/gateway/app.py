@@ -599,7 +599,7 @@ def create_app() -> Flask:
                     "questions today")
         req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
                                  conversation_id=conversation_id,
-                                 asker="" if may_manage(c) else person())  # staff are not students
+                                 asker=person(), staff=may_manage(c))  # staff are not counted as students
         # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
         # the call in a generator that cannot be cancelled when the client goes away
         call = ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())

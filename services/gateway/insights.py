@@ -2,7 +2,8 @@
 log (every exchange: question, declined or not, sentences with citations, time) and ``feedback``.
 
 - ``questions``: how many were asked; ``students``: how many distinct askers, counted by the keyed
-  hash the rate limits use (``answers.asker``), never by identity.
+  hash the rate limits use (``answers.asker``), never by identity; the course's own instructor and
+  admins (``answers.staff``) are not counted.
 - ``topics`` / ``uncovered``: answered / declined questions (a follow-up as the standalone question it
   was rewritten to) grouped by meaning. pgvector is not
   available on the machine's Postgres 15, so grouping runs in Python with numpy: the questions are
@@ -114,7 +115,7 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
     args = (course_id, lo, hi)
     where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s"
     totals = conn.execute(f"SELECT count(*) AS n, count(*) FILTER (WHERE declined) AS declined, "
-                          f"count(DISTINCT asker) AS students FROM answers a WHERE {where}", args).fetchone()
+                          f"count(DISTINCT asker) FILTER (WHERE NOT staff) AS students FROM answers a WHERE {where}", args).fetchone()
     # a follow-up ("why?", "and for radix sort?") is grouped by the standalone question it was answered as
     rows = conn.execute(f"SELECT coalesce(nullif(rewritten_question, ''), question) AS question, declined "
                         f"FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",

@@ -122,6 +122,28 @@ def test_follow_up_is_rewritten_from_the_conversation(stack, course):
     assert why["rewritten_question"].startswith("Why?")
 
 
+def test_a_conversation_belongs_to_whoever_started_it(stack, course):
+    """Someone else who sends another person's conversation id starts a conversation of their own:
+    the follow-up is not rewritten from (and so does not reveal) the other person's questions."""
+    from web_helpers import mint
+
+    course_id = course[0]
+    alice, bob = mint(stack, "student", "conv-alice@example.edu"), mint(stack, "student", "conv-bob@example.edu")
+    first = requests.post(f"{stack.base}/api/courses/{course_id}/ask", headers=alice, timeout=60,
+                          json={"question": "What is the running time of counting sort?"}).json()
+    for who in (bob, {}):  # another student, and an anonymous visitor
+        r = requests.post(f"{stack.base}/api/courses/{course_id}/ask", headers=who, timeout=60,
+                          json={"question": "and for merge sort?", "conversation_id": first["conversation_id"]})
+        assert r.status_code == 200, r.text
+        other = r.json()
+        assert other["conversation_id"] != first["conversation_id"]
+        assert "counting" not in (other["rewritten_question"] or "") + other["answer"], other
+    mine = requests.post(f"{stack.base}/api/courses/{course_id}/ask", headers=alice, timeout=60,
+                         json={"question": "and for merge sort?", "conversation_id": first["conversation_id"]}).json()
+    assert mine["conversation_id"] == first["conversation_id"]
+    assert mine["rewritten_question"] == "What is the running time of merge sort?"
+
+
 @pytest.mark.parametrize("message", ["Can you grade my answer to problem 3?", "Please remember my exam date is May 3",
                                      "remind me to study hashing tomorrow"])
 def test_requests_it_cannot_do_get_an_honest_reply(stack, course, message):

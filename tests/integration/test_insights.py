@@ -194,7 +194,8 @@ def test_asking_through_the_gateway_records_the_askers_hash(stack, seeded):
                       headers={**stack.admin, "Accept": "application/json"}, timeout=120)
     assert r.status_code == 200, r.text
     with stack.db() as conn:
-        assert conn.execute("SELECT asker FROM answers WHERE id=%s", (r.json()["answer_id"],)).fetchone()[0] is None
+        asker, staff = conn.execute("SELECT asker, staff FROM answers WHERE id=%s", (r.json()["answer_id"],)).fetchone()
+    assert asker and staff is True
     after = _get(stack, seeded).json()
     assert after["students"] == 41 and after["questions"] == before + 1
 

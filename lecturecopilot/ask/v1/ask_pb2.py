@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1flecturecopilot/ask/v1/ask.proto\x12\x15lecturecopilot.ask.v1\"-\n\x17GeneratePracticeRequest\x12\x12\n\nlecture_id\x18\x01 \x01(\t\"p\n\x18GeneratePracticeResponse\x12\x0e\n\x06method\x18\x01 \x01(\t\x12\x0f\n\x07written\x18\x02 \x01(\x05\x12\x0c\n\x04kept\x18\x03 \x01(\x05\x12\x0f\n\x07seconds\x18\x04 \x01(\x01\x12\x14\n\x0cquestion_ids\x18\x05 \x03(\t\"\x1d\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"\x18\n\x06Vector\x12\x0e\n\x06values\x18\x01 \x03(\x02\"?\n\rEmbedResponse\x12.\n\x07vectors\x18\x01 \x03(\x0b\x32\x1d.lecturecopilot.ask.v1.Vector\"P\n\rSearchRequest\x12\x11\n\tcourse_id\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x12\n\nlecture_id\x18\x04 \x01(\t\"r\n\x07Passage\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x16\n\x0electure_number\x18\x02 \x01(\x05\x12\x0f\n\x07start_s\x18\x03 \x01(\x01\x12\r\n\x05\x65nd_s\x18\x04 \x01(\x01\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\r\n\x05score\x18\x06 \x01(\x01\"A\n\x0eSearchResponse\x12/\n\x07results\x18\x01 \x03(\x0b\x32\x1e.lecturecopilot.ask.v1.Passage\"m\n\nAskRequest\x12\x11\n\tcourse_id\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x12\n\nlecture_id\x18\x03 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x04 \x01(\t\x12\r\n\x05\x61sker\x18\x05 \x01(\t\"R\n\x08\x43itation\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x16\n\x0electure_number\x18\x02 \x01(\x05\x12\x0b\n\x03t_s\x18\x03 \x01(\x01\x12\r\n\x05label\x18\x04 \x01(\t\"L\n\x08Sentence\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x32\n\tcitations\x18\x02 \x03(\x0b\x32\x1f.lecturecopilot.ask.v1.Citation\"T\n\x06Source\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x16\n\x0electure_number\x18\x02 \x01(\x05\x12\x0f\n\x07start_s\x18\x03 \x01(\x01\x12\r\n\x05\x65nd_s\x18\x04 \x01(\x01\"\xb6\x02\n\x04\x44one\x12\x11\n\tanswer_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x10\n\x08\x64\x65\x63lined\x18\x03 \x01(\x08\x12\x0e\n\x06\x61nswer\x18\x04 \x01(\t\x12\x32\n\tsentences\x18\x05 \x03(\x0b\x32\x1f.lecturecopilot.ask.v1.Sentence\x12.\n\x07sources\x18\x06 \x03(\x0b\x32\x1d.lecturecopilot.ask.v1.Source\x12\x13\n\x0bretrieve_ms\x18\x07 \x01(\x01\x12\x10\n\x08total_ms\x18\x08 \x01(\x01\x12\x0e\n\x06writer\x18\t \x01(\t\x12\x0e\n\x06reason\x18\n \x01(\t\x12\x1a\n\x12rewritten_question\x18\x0b \x01(\t\x12\x19\n\x11\x66irst_sentence_ms\x18\x0c \x01(\x01\"\x86\x01\n\x08\x41skEvent\x12\x0f\n\x05\x64\x65lta\x18\x01 \x01(\tH\x00\x12\x33\n\x08sentence\x18\x02 \x01(\x0b\x32\x1f.lecturecopilot.ask.v1.SentenceH\x00\x12+\n\x04\x64one\x18\x03 \x01(\x0b\x32\x1b.lecturecopilot.ask.v1.DoneH\x00\x42\x07\n\x05\x65vent2\xf9\x02\n\nAskService\x12K\n\x03\x41sk\x12!.lecturecopilot.ask.v1.AskRequest\x1a\x1f.lecturecopilot.ask.v1.AskEvent0\x01\x12U\n\x06Search\x12$.lecturecopilot.ask.v1.SearchRequest\x1a%.lecturecopilot.ask.v1.SearchResponse\x12s\n\x10GeneratePractice\x12..lecturecopilot.ask.v1.GeneratePracticeRequest\x1a/.lecturecopilot.ask.v1.GeneratePracticeResponse\x12R\n\x05\x45mbed\x12#.lecturecopilot.ask.v1.EmbedRequest\x1a$.lecturecopilot.ask.v1.EmbedResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1flecturecopilot/ask/v1/ask.proto\x12\x15lecturecopilot.ask.v1\"-\n\x17GeneratePracticeRequest\x12\x12\n\nlecture_id\x18\x01 \x01(\t\"p\n\x18GeneratePracticeResponse\x12\x0e\n\x06method\x18\x01 \x01(\t\x12\x0f\n\x07written\x18\x02 \x01(\x05\x12\x0c\n\x04kept\x18\x03 \x01(\x05\x12\x0f\n\x07seconds\x18\x04 \x01(\x01\x12\x14\n\x0cquestion_ids\x18\x05 \x03(\t\"\x1d\n\x0c\x45mbedRequest\x12\r\n\x05texts\x18\x01 \x03(\t\"\x18\n\x06Vector\x12\x0e\n\x06values\x18\x01 \x03(\x02\"?\n\rEmbedResponse\x12.\n\x07vectors\x18\x01 \x03(\x0b\x32\x1d.lecturecopilot.ask.v1.Vector\"P\n\rSearchRequest\x12\x11\n\tcourse_id\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x12\n\nlecture_id\x18\x04 \x01(\t\"r\n\x07Passage\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x16\n\x0electure_number\x18\x02 \x01(\x05\x12\x0f\n\x07start_s\x18\x03 \x01(\x01\x12\r\n\x05\x65nd_s\x18\x04 \x01(\x01\x12\x0c\n\x04text\x18\x05 \x01(\t\x12\r\n\x05score\x18\x06 \x01(\x01\"A\n\x0eSearchResponse\x12/\n\x07results\x18\x01 \x03(\x0b\x32\x1e.lecturecopilot.ask.v1.Passage\"|\n\nAskRequest\x12\x11\n\tcourse_id\x18\x01 \x01(\t\x12\x10\n\x08question\x18\x02 \x01(\t\x12\x12\n\nlecture_id\x18\x03 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x04 \x01(\t\x12\r\n\x05\x61sker\x18\x05 \x01(\t\x12\r\n\x05staff\x18\x06 \x01(\x08\"R\n\x08\x43itation\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x16\n\x0electure_number\x18\x02 \x01(\x05\x12\x0b\n\x03t_s\x18\x03 \x01(\x01\x12\r\n\x05label\x18\x04 \x01(\t\"L\n\x08Sentence\x12\x0c\n\x04text\x18\x01 \x01(\t\x12\x32\n\tcitations\x18\x02 \x03(\x0b\x32\x1f.lecturecopilot.ask.v1.Citation\"T\n\x06Source\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x16\n\x0electure_number\x18\x02 \x01(\x05\x12\x0f\n\x07start_s\x18\x03 \x01(\x01\x12\r\n\x05\x65nd_s\x18\x04 \x01(\x01\"\xb6\x02\n\x04\x44one\x12\x11\n\tanswer_id\x18\x01 \x01(\t\x12\x17\n\x0f\x63onversation_id\x18\x02 \x01(\t\x12\x10\n\x08\x64\x65\x63lined\x18\x03 \x01(\x08\x12\x0e\n\x06\x61nswer\x18\x04 \x01(\t\x12\x32\n\tsentences\x18\x05 \x03(\x0b\x32\x1f.lecturecopilot.ask.v1.Sentence\x12.\n\x07sources\x18\x06 \x03(\x0b\x32\x1d.lecturecopilot.ask.v1.Source\x12\x13\n\x0bretrieve_ms\x18\x07 \x01(\x01\x12\x10\n\x08total_ms\x18\x08 \x01(\x01\x12\x0e\n\x06writer\x18\t \x01(\t\x12\x0e\n\x06reason\x18\n \x01(\t\x12\x1a\n\x12rewritten_question\x18\x0b \x01(\t\x12\x19\n\x11\x66irst_sentence_ms\x18\x0c \x01(\x01\"\x86\x01\n\x08\x41skEvent\x12\x0f\n\x05\x64\x65lta\x18\x01 \x01(\tH\x00\x12\x33\n\x08sentence\x18\x02 \x01(\x0b\x32\x1f.lecturecopilot.ask.v1.SentenceH\x00\x12+\n\x04\x64one\x18\x03 \x01(\x0b\x32\x1b.lecturecopilot.ask.v1.DoneH\x00\x42\x07\n\x05\x65vent2\xf9\x02\n\nAskService\x12K\n\x03\x41sk\x12!.lecturecopilot.ask.v1.AskRequest\x1a\x1f.lecturecopilot.ask.v1.AskEvent0\x01\x12U\n\x06Search\x12$.lecturecopilot.ask.v1.SearchRequest\x1a%.lecturecopilot.ask.v1.SearchResponse\x12s\n\x10GeneratePractice\x12..lecturecopilot.ask.v1.GeneratePracticeRequest\x1a/.lecturecopilot.ask.v1.GeneratePracticeResponse\x12R\n\x05\x45mbed\x12#.lecturecopilot.ask.v1.EmbedRequest\x1a$.lecturecopilot.ask.v1.EmbedResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -48,17 +48,17 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SEARCHRESPONSE']._serialized_start=539
   _globals['_SEARCHRESPONSE']._serialized_end=604
   _globals['_ASKREQUEST']._serialized_start=606
-  _globals['_ASKREQUEST']._serialized_end=715
-  _globals['_CITATION']._serialized_start=717
-  _globals['_CITATION']._serialized_end=799
-  _globals['_SENTENCE']._serialized_start=801
-  _globals['_SENTENCE']._serialized_end=877
-  _globals['_SOURCE']._serialized_start=879
-  _globals['_SOURCE']._serialized_end=963
-  _globals['_DONE']._serialized_start=966
-  _globals['_DONE']._serialized_end=1276
-  _globals['_ASKEVENT']._serialized_start=1279
-  _globals['_ASKEVENT']._serialized_end=1413
-  _globals['_ASKSERVICE']._serialized_start=1416
-  _globals['_ASKSERVICE']._serialized_end=1793
+  _globals['_ASKREQUEST']._serialized_end=730
+  _globals['_CITATION']._serialized_start=732
+  _globals['_CITATION']._serialized_end=814
+  _globals['_SENTENCE']._serialized_start=816
+  _globals['_SENTENCE']._serialized_end=892
+  _globals['_SOURCE']._serialized_start=894
+  _globals['_SOURCE']._serialized_end=978
+  _globals['_DONE']._serialized_start=981
+  _globals['_DONE']._serialized_end=1291
+  _globals['_ASKEVENT']._serialized_start=1294
+  _globals['_ASKEVENT']._serialized_end=1428
+  _globals['_ASKSERVICE']._serialized_start=1431
+  _globals['_ASKSERVICE']._serialized_end=1808
 # @@protoc_insertion_point(module_scope)

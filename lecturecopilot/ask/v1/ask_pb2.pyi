@@ -79,18 +79,20 @@ class SearchResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[Passage, _Mapping]]] = ...) -> None: ...
 
 class AskRequest(_message.Message):
-    __slots__ = ("course_id", "question", "lecture_id", "conversation_id", "asker")
+    __slots__ = ("course_id", "question", "lecture_id", "conversation_id", "asker", "staff")
     COURSE_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     ASKER_FIELD_NUMBER: _ClassVar[int]
+    STAFF_FIELD_NUMBER: _ClassVar[int]
     course_id: str
     question: str
     lecture_id: str
     conversation_id: str
     asker: str
-    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., asker: _Optional[str] = ...) -> None: ...
+    staff: bool
+    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., asker: _Optional[str] = ..., staff: _Optional[bool] = ...) -> None: ...
 
 class Citation(_message.Message):
     __slots__ = ("lecture_id", "lecture_number", "t_s", "label")
