@@ -27,6 +27,8 @@ from .writers import configured_writers
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = 2000
 MAX_EMBED_TEXTS = 2000
+NO_LECTURES_TEXT = ("This course has no lectures ready yet, so there is nothing to answer from; ask again once its "
+                    "lectures have been processed.")
 
 
 _TRACER = telemetry.tracer("lecture-copilot.ask")
@@ -244,8 +246,11 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         elif requests_policy.unsupported(message):
             outcome.writer, reason = "policy", "unsupported_request"
             yield from emit(write.AnswerSentence(requests_policy.UNSUPPORTED_REPLY, []))
+        elif not (lectures := self._lectures(course_id)):
+            # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
+            reason = "no_lectures"
+            yield from emit(write.AnswerSentence(NO_LECTURES_TEXT, []))
         else:
-            lectures = self._lectures(course_id)
             from_outline = outline.answer(question, lectures, self._locate(course_id, lecture_id))
             if from_outline:
                 outcome.writer = "outline"

@@ -252,3 +252,10 @@ def test_a_short_course_answers_requests_and_common_words(stack, short_course, m
 def test_a_short_course_still_declines_what_it_does_not_teach(stack, short_course, message):
     ans = ask(stack, short_course, message)
     assert ans["declined"] and ans["reason"] == "not_covered", ans
+
+
+def test_a_course_with_no_ready_lecture_says_so(stack):
+    course_id = stack.create_course("Nothing yet (answers)")
+    ans = ask(stack, course_id, "What is merge sort?")
+    assert ans["declined"] and ans["reason"] == "no_lectures" and not ans["sentences"][0]["citations"], ans
+    assert "no lectures ready yet" in ans["answer"]
