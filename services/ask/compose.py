@@ -55,8 +55,9 @@ def _release(index: EmbeddedSearchIndex, text: str, valid: list[citations.ValidC
 
 def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, query_vec: np.ndarray,
             passages: list[Passage], titles: dict[str, str], outcome: Outcome,
-            max_passages: int = 6) -> Iterator[write.AnswerSentence]:
-    """Yields validated answer sentences (see module docstring); sets ``outcome``."""
+            max_passages: int = 6, said: set[tuple[str, float]] | None = None) -> Iterator[write.AnswerSentence]:
+    """Yields validated answer sentences (see module docstring); sets ``outcome``. ``said``: what the
+    previous answer cited, for a "why?" follow-up (see :func:`write.extractive_answer`)."""
     use = passages[:max_passages]
     refs = _refs(use)
     prompt = [PromptPassage(r.n, r.lecture_number, titles.get(r.lecture_id, ""), r.start_s, r.end_s, p.hit.text)
@@ -106,4 +107,4 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
             reason = failed or "the answer had no sentence"
             log.warning("writer %s attempt %d rejected: %s", writer.name, attempt + 1, reason)
     outcome.writer = "extractive"
-    yield from write.extractive_answer(index, passages, question, query_vec)
+    yield from write.extractive_answer(index, passages, question, query_vec, said=said)

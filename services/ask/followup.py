@@ -85,6 +85,13 @@ def rewrite(message: str, history: list[str]) -> str:
     return msg
 
 
+def continues(message: str) -> bool:
+    """True for a follow-up that asks for more of the same answer — "why?", "explain that more
+    simply", "go on" — rather than a new topic: its answer should not repeat the previous one."""
+    msg = " ".join(message.split())
+    return bool(_WHY.match(msg) or _REPHRASE.match(msg))
+
+
 def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
     """The standalone question from the first configured cloud writer that answers sensibly
     (one line, a question-sized text); the rule-based :func:`rewrite` otherwise."""

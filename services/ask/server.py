@@ -99,6 +99,13 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                 "AND course_id=%s ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
         return [r["q"] for r in reversed(rows)]
 
+    def _said(self, conversation_id: str, course_id: str) -> set[tuple[str, float]]:
+        """The moments the conversation's last answer cited, as ``{(lecture_id, t_s)}``."""
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT sentences FROM answers WHERE conversation_id=%s AND course_id=%s AND NOT declined "
+                               "ORDER BY created_at DESC LIMIT 1", (conversation_id, course_id)).fetchone()
+        return {(c["lecture_id"], float(c["t_s"])) for s in (row["sentences"] if row else []) for c in s["citations"]}
+
     def _lectures(self, course_id: str) -> list[outline.LectureInfo]:
         with self.pool.connection() as conn:
             rows = conn.execute("SELECT id::text AS id, number, title, duration_s FROM lectures "
@@ -209,7 +216,9 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                                  "DISTINCT FROM %s) LIMIT 1", (conversation_id, course_id, asker)).fetchone()
         if other:  # a conversation belongs to one course and one asker: anyone else starts a new one
             conversation_id = str(uuid.uuid4())
-        question = followup.rewrite_with_model(message, self._history(conversation_id, course_id), self.writers)
+        history = self._history(conversation_id, course_id)
+        question = followup.rewrite_with_model(message, history, self.writers)
+        said = self._said(conversation_id, course_id) if history and followup.continues(message) else None
         self.index.sync_course(course_id)
         question = spelling.correct(question, self.index.course_vocabulary(course_id))
         retrieve_ms = 0.0
@@ -272,7 +281,8 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                     # a span ended by hand: the generator yields inside it, so it is never "current"
                     write_span = _TRACER.start_span("write")
                     try:
-                        for s in compose.compose(self.index, self.writers, question, qvec, passages, titles, outcome):
+                        for s in compose.compose(self.index, self.writers, question, qvec, passages, titles, outcome,
+                                                 said=said):
                             if not context.is_active():  # the client went away: stop working
                                 log.info("client went away; stopped writing")
                                 return

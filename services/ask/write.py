@@ -78,13 +78,23 @@ def is_question(text: str) -> bool:
     return t.endswith("?") and not _TAG_QUESTION.search(t)
 
 
+MIN_RUN_WORDS = 15  # fewer words than this ("This is what we call radix sort. Radix sort.") is no answer yet
+MAX_RUN = 4         # sentences an answer may grow to
+
+
+def _words(sents: list) -> int:
+    return sum(len(re.findall(r"[A-Za-z0-9]+", clean(s.text))) for s in sents)
+
+
 def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
     """The answer's sentences ``sents[i:j]`` adjusted so the answer does not open on the question
     it answers or on classroom talk: while the run opens with a question ("How many permutations
     are there?", :func:`is_question`) or chatter ("Does that make sense?") and the segment has a
     sentence after the run, the run moves one sentence forward (the answer follows the question);
-    then chatter at either end is dropped, never the last sentence. ``sents`` have a ``text``;
-    returns the new ``(i, j)``, ``i < j``."""
+    then chatter at either end is dropped, never the last sentence. A run of fewer than
+    ``MIN_RUN_WORDS`` words then takes the segment's next sentences (up to ``MAX_RUN``), and one that
+    ends on a question takes the sentence answering it, or, at ``MAX_RUN`` or the segment's end,
+    stops before the question. ``sents`` have a ``text``; returns the new ``(i, j)``, ``i < j``."""
     while j < len(sents) and (is_question(sents[i].text) or is_chatter(sents[i].text)):
         i += 1
         j += 1
@@ -92,12 +102,33 @@ def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
         i += 1
     while j - i > 1 and is_chatter(sents[j - 1].text):
         j -= 1
+    while j < len(sents) and j - i < MAX_RUN and _words(sents[i:j]) < MIN_RUN_WORDS:
+        j += 1
+    if j - i > 1 and is_question(sents[j - 1].text):
+        if j < len(sents) and j - i < MAX_RUN and not is_question(sents[j].text):
+            j += 1
+        else:
+            j -= 1
     return i, j
+
+
+def _fresh_ranges(sents: list, said: set[tuple[str, float]], lecture_id: str) -> list[tuple[int, int]]:
+    """The maximal ``[lo, hi)`` ranges of ``sents`` holding no sentence already ``said`` (a
+    (lecture_id, start_s) the previous answer cited; starts compared to 0.05 s)."""
+    out, lo = [], 0
+    for k, s in enumerate(sents):
+        if any(lid == lecture_id and abs(t - s.start_s) < 0.05 for lid, t in said):
+            if k > lo:
+                out.append((lo, k))
+            lo = k + 1
+    if lo < len(sents):
+        out.append((lo, len(sents)))
+    return out
 
 
 def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
                       *, from_passages: int = 3, widths: tuple[int, ...] = (2, 3),
-                      rank_penalty: float = 0.15) -> list[AnswerSentence]:
+                      rank_penalty: float = 0.15, said: set[tuple[str, float]] | None = None) -> list[AnswerSentence]:
     """The answer: the best run of 2–3 consecutive transcript sentences among the best
     ``from_passages`` passages, each sentence cleaned and cited at the second it starts.
 
@@ -106,6 +137,10 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     too). Consecutive sentences keep the citations together on the moment that answers; the
     share of citations inside the gold span is measured by ``python -m evals.answers``. The run is
     then moved past a question it opens with (:func:`answer_run`).
+
+    ``said``: sentences the previous answer of the conversation cited, as (lecture_id, start_s), for
+    "why?" and "say that more simply": runs are then taken only from sentences not said yet (the
+    explanation that follows, or another passage), so a follow-up never repeats the answer.
     """
     best: tuple[float, Passage, list, int, int] | None = None
     for rank, p in enumerate(passages[:from_passages]):
@@ -113,14 +148,21 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
         if not entry:
             continue
         sents, vecs = entry
-        cos, i, j = best_window(vecs, query_vec, widths)
+        ranges = _fresh_ranges(sents, said, p.hit.lecture_id) if said else [(0, len(sents))]
+        cos, i, j = max((best_window(vecs, query_vec, widths, lo, hi) for lo, hi in ranges),
+                        default=(-1.0, 0, 0), key=lambda b: b[0])
         score = cos - rank_penalty * rank
         if j > i and (best is None or score > best[0]):
             best = (score, p, sents, i, j)
-    if best is None:
-        return []
+    if best is None:  # nothing left unsaid in these passages: the best run, even if said before
+        return extractive_answer(index, passages, query, query_vec, from_passages=from_passages, widths=widths,
+                                 rank_penalty=rank_penalty) if said else []
     _, p, sents, i, j = best
-    i, j = answer_run(sents, i, j)
+    if said:  # keep the run inside its fresh range
+        lo, hi = next((lo, hi) for lo, hi in _fresh_ranges(sents, said, p.hit.lecture_id) if lo <= i < hi)
+        i, j = answer_run(sents[:hi], i, j)
+    else:
+        i, j = answer_run(sents, i, j)
     out = []
     for s in sents[i:j]:
         text = clean(s.text)

@@ -120,6 +120,11 @@ def test_follow_up_is_rewritten_from_the_conversation(stack, course):
     assert any(c["t_s"] >= res.part_starts_s[1] - 1 for s in second["sentences"] for c in s["citations"])
     why = ask(stack, course_id, "why?", conversation_id=first["conversation_id"])
     assert why["rewritten_question"].startswith("Why?")
+    # "why?" goes on from the answer before it, never repeats it
+    cited = lambda a: {(c["lecture_id"], c["t_s"]) for s in a["sentences"] for c in s["citations"]}  # noqa: E731
+    assert not why["declined"] and cited(why) and not cited(why) & cited(second), (why, second)
+    simpler = ask(stack, course_id, "explain that more simply", conversation_id=first["conversation_id"])
+    assert simpler["answer"] != why["answer"] and not cited(simpler) & cited(why), (simpler, why)
 
 
 def test_a_conversation_belongs_to_whoever_started_it(stack, course):

@@ -58,6 +58,15 @@ def _sents(*texts):
      (0, 3), (0, 2)),
     # a single sentence is kept even when it is a question
     (("What is a hash function?",), (0, 1), (0, 1)),
+    # too few words to answer: the next sentence comes too
+    (("Yeah, so the idea here, this is what we call radix sort.", "Radix sort.",
+      "We sort by the least significant digit first, then by the next one.", "And so on."), (0, 2), (0, 3)),
+    # a run ending on the lecturer's question takes the answer that follows...
+    (("Merge sort is a divide and conquer algorithm for sorting lists.", "So what does merge sort do first?",
+      "It splits the array into two halves and sorts each half recursively."), (0, 2), (0, 3)),
+    # ...or, with nothing after it, stops before the question
+    (("Merge sort is a divide and conquer algorithm for sorting arrays of numbers.",
+      "So what does merge sort do first?"), (0, 2), (0, 1)),
 ])
 def test_answer_run_moves_past_the_question_it_opens_with(texts, window, expected):
     from services.ask.write import answer_run
@@ -74,3 +83,13 @@ def test_is_question(text, asks):
     from services.ask.write import is_question
 
     assert is_question(text) is asks
+
+
+def test_fresh_ranges_leave_out_what_the_previous_answer_said():
+    from services.ask.write import _fresh_ranges
+
+    sents = _sents("a", "b", "c", "d", "e", "f")  # sentence k starts at k seconds
+    assert _fresh_ranges(sents, {("L", 1.0), ("L", 2.0)}, "L") == [(0, 1), (3, 6)]
+    assert _fresh_ranges(sents, {("L", 0.0), ("L", 5.02)}, "L") == [(1, 5)]
+    assert _fresh_ranges(sents, {("other lecture", 1.0)}, "L") == [(0, 6)]
+    assert _fresh_ranges(sents, {("L", float(k)) for k in range(6)}, "L") == []
