@@ -136,7 +136,8 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     embeddings, minus ``rank_penalty`` per rank of its passage (retrieval's judgement counts
     too). Consecutive sentences keep the citations together on the moment that answers; the
     share of citations inside the gold span is measured by ``python -m evals.answers``. The run is
-    then moved past a question it opens with (:func:`answer_run`).
+    then moved past a question it opens with, and grown when too short (:func:`answer_run`: up to
+    ``MAX_RUN`` sentences).
 
     ``said``: sentences the previous answer of the conversation cited, as (lecture_id, start_s), for
     "why?" and "say that more simply": runs are then taken only from sentences not said yet (the
