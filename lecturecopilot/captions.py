@@ -29,6 +29,18 @@ def _decode(data: bytes) -> str:
 
 
 _TAG = re.compile(r"<[^>]+>")
+# a cue timing line of WebVTT (``.``) or SRT (``,``): [hh:]mm:ss.mmm --> [hh:]mm:ss.mmm [settings]
+_STAMP = r"(?:\d+:)?([0-5]\d):([0-5]\d)[.,]\d{3}"
+_TIMING = re.compile(rf"^\s*{_STAMP}\s*-->\s*{_STAMP}(?:\s|$)")
+
+
+def _bad_timing(raw: str) -> str | None:
+    """The first line holding ``-->`` that is not a valid cue timing (webvtt-py skips such a cue
+    without a word), as "line N: ..."; None when all are valid."""
+    for n, line in enumerate(raw.split("\n"), 1):
+        if "-->" in line and not _TIMING.match(line):
+            return f"line {n}: {line.strip()[:80]!r}"
+    return None
 
 
 def parse_captions(path: Path) -> list[Word]:
@@ -39,12 +51,15 @@ def parse_captions(path: Path) -> list[Word]:
     cue before (roll-up captions, as auto-captioning produces) are dropped. Times in seconds.
 
     Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
-    Raises ``ValueError`` when the file can't be parsed, has no cue with text, or has a cue that
-    ends before it starts.
+    Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
+    (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, or has a
+    cue that ends before it starts.
     """
     import webvtt
 
     raw = _decode(path.read_bytes()).replace("\r\n", "\n").replace("\x00", "")
+    if bad := _bad_timing(raw):
+        raise ValueError(f"A cue's timing is not valid ({bad}); expected HH:MM:SS.mmm --> HH:MM:SS.mmm.")
     with tempfile.TemporaryDirectory() as tmp:
         is_vtt = raw.lstrip().startswith("WEBVTT")
         clean = Path(tmp) / ("captions.vtt" if is_vtt else "captions.srt")

@@ -23,6 +23,22 @@ def test_srt(tmp_path):
     assert words[-1].word == "merges." and words[-1].end_s == pytest.approx(5.0, abs=0.01)
 
 
+@pytest.mark.parametrize("timing", ["00:00:99,000 --> xx", "00:00:04,000 --> 00:61:00,000", "00:00:04 --> 00:00:05",
+                                    "4.0 --> 5.0"])
+def test_a_cue_with_a_broken_timing_is_refused_not_dropped(tmp_path, timing):
+    f = tmp_path / "c.srt"
+    f.write_text(f"1\n00:00:01,000 --> 00:00:03,000\nMerge sort splits the array.\n\n2\n{timing}\nThen it merges.\n")
+    with pytest.raises(ValueError, match="line 6: .*expected HH:MM:SS.mmm"):
+        parse_captions(f)
+
+
+def test_cue_settings_and_short_timings_are_valid(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:01.000 --> 00:03.000 align:start position:10%\nMerge sort.\n\n"
+                 "1:00:03.500 --> 1:00:05.000\nThen it merges.\n")
+    assert [w.word for w in parse_captions(f)] == ["Merge", "sort.", "Then", "it", "merges."]
+
+
 @pytest.mark.parametrize("content", ["WEBVTT\n\n", "this is not a caption file", ""])
 def test_unreadable_or_empty_captions(tmp_path, content):
     f = tmp_path / "c.vtt"
