@@ -240,6 +240,8 @@ def _vtt(*cues):
      "captions run to 99:00:05; the limit for a lecture is 2.0 h"),
     ([("00:00:00.000", "99:00:00.000", "hello")], "captions run to 99:00:00; the limit"),  # one very long cue
     ([("00:00:05.000", "00:00:02.000", "This cue ends before it starts.")], "A cue ends before it starts (0:05 → 0:02)"),
+    ([("00:00:01.000", "00:00:04.000", "Welcome."), ("00:00:99.000", "xx", "Dropped, were it not refused.")],
+     "A cue's timing is not valid (line 6: '00:00:99.000 --> xx')"),
 ])
 def test_captions_with_impossible_times_are_refused(stack, course, cues, says):
     r = _upload(stack, course, "bad.vtt", _vtt(*cues), field="captions")
