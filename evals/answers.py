@@ -56,6 +56,10 @@ def ask_sse(base: str, course: str, question: str, conversation_id: str | None =
     return done, first if first is not None else total, total
 
 
+def _cited(ans: dict) -> set[tuple[str, float]]:
+    return {(c["lecture_id"], c["t_s"]) for s in ans["sentences"] for c in s["citations"]}
+
+
 def run(out_dir: Path = RESULTS) -> dict:
     from lecturecopilot.stack import ephemeral
 
@@ -72,13 +76,17 @@ def run(out_dir: Path = RESULTS) -> dict:
             rows.append((q, ans))
         outline_rows = [(q, n, ask_sse(eph.base, course, q)[0]) for q, n in OUTLINE_QUESTIONS]
         covered = [(q, a) for q, a in rows if q["covered"]]
-        follow, follow_pairs = [], []
+        follow, follow_pairs, repeats = [], [], []
         for q, a in covered[::6]:  # every 6th covered question: two follow-ups each
+            prev = a
             for msg in ("explain that more simply", "why?"):
                 f, _, _ = ask_sse(eph.base, course, msg, a["conversation_id"])
                 follow.append((q, f))
                 if not a["declined"]:
                     follow_pairs.append((a, f))
+                if not prev["declined"] and not f["declined"]:  # cites a sentence the answer before it cited
+                    repeats.append(bool(_cited(prev) & _cited(f)))
+                prev = f
 
     def gold_overlap(q, ans) -> bool:
         return any(number_of.get(s["lecture_id"]) == q["lecture_no"] and s["start_s"] < q["gold_end_s"]
@@ -136,6 +144,7 @@ def run(out_dir: Path = RESULTS) -> dict:
         "outline_answered": sum((not a["declined"]) and a["writer"] == "outline"
                                 and (n is None or f"L{n}" in a["answer"]) for _, n, a in outline_rows) / len(outline_rows),
         "follow_ups_resolved": sum((not f["declined"]) and gold_overlap(q, f) for q, f in follow) / max(1, len(follow)),
+        "follow_ups_repeating_the_answer_before": sum(repeats) / max(1, len(repeats)),
         "follow_ups_on_first_answers_passage": sum((not f["declined"]) and same_passage(a, f) for a, f in follow_pairs)
         / max(1, len(follow_pairs)),
         "latency_first_sentence_ms": {"p50": statistics.median(firsts), "p95": sorted(firsts)[int(0.95 * (len(firsts) - 1))]},
@@ -166,6 +175,7 @@ def markdown(r: dict) -> str:
         ("outline questions answered", r["outline_answered"], ""),
         ("follow-ups resolved to the first question's gold", r["follow_ups_resolved"], ""),
         ("follow-ups citing a passage the first answer cited", r["follow_ups_on_first_answers_passage"], ""),
+        ("follow-ups repeating a moment of the answer before them", r["follow_ups_repeating_the_answer_before"], "0"),
         ("first cited sentence, p50 (ms, HTTP SSE)", r["latency_first_sentence_ms"]["p50"], "≤ 300"),
         ("full answer, p95 (ms, HTTP SSE)", r["latency_full_answer_ms"]["p95"], "≤ 1000 (anchor cloud: 1310–4020)"),
     ]

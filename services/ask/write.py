@@ -140,19 +140,26 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     ``MAX_RUN`` sentences).
 
     ``said``: sentences the previous answer of the conversation cited, as (lecture_id, start_s), for
-    "why?" and "say that more simply": runs are then taken only from sentences not said yet (the
-    explanation that follows, or another passage), so a follow-up never repeats the answer.
+    "why?" and "say that more simply": runs are then taken only from sentences not said yet, at least
+    two in a row, from the passages that answer cited when they have such a run (the explanation
+    around it), else from the others; a follow-up never repeats the answer.
     """
     best: tuple[float, Passage, list, int, int] | None = None
-    for rank, p in enumerate(passages[:from_passages]):
+    pool = list(enumerate(passages[:from_passages]))
+    if said:  # go on where the last answer was: the passages it cited come first, if they have more to say
+        held = [(rank, p) for rank, p in enumerate(passages) if any(
+            lid == p.hit.lecture_id and p.hit.start_s - 0.05 <= t <= p.hit.end_s + 0.05 for lid, t in said)]
+        pool = held + [(rank, p) for rank, p in pool if (rank, p) not in held]
+    for rank, p in pool:
         entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
         if not entry:
             continue
         sents, vecs = entry
         ranges = _fresh_ranges(sents, said, p.hit.lecture_id) if said else [(0, len(sents))]
+        ranges = [(lo, hi) for lo, hi in ranges if hi - lo >= 2] if said else ranges
         cos, i, j = max((best_window(vecs, query_vec, widths, lo, hi) for lo, hi in ranges),
                         default=(-1.0, 0, 0), key=lambda b: b[0])
-        score = cos - rank_penalty * rank
+        score = cos - rank_penalty * rank + (10.0 if said and (rank, p) in held else 0.0)
         if j > i and (best is None or score > best[0]):
             best = (score, p, sents, i, j)
     if best is None:  # nothing left unsaid in these passages: the best run, even if said before
