@@ -48,8 +48,12 @@ ANCHORS = [
 
 
 def _clock(t: float) -> str:
-    t = int(t)
-    return f"{t // 3600:02d}:{t % 3600 // 60:02d}:{t % 60:02d}.{0:03d}"
+    """A WebVTT timestamp ``HH:MM:SS.mmm`` for ``t`` seconds, rounded to the millisecond."""
+    ms = round(t * 1000)
+    h, ms = divmod(ms, 3_600_000)
+    m, ms = divmod(ms, 60_000)
+    s, ms = divmod(ms, 1000)
+    return f"{h:02d}:{m:02d}:{s:02d}.{ms:03d}"
 
 
 def load_dev_set() -> tuple[dict[int, list[dict]], dict[int, str], list[dict]]:
@@ -66,8 +70,7 @@ def lecture_vtt(segments: list[dict]) -> str:
     out = ["WEBVTT", ""]
     for s in segments:
         a, b = s["start_s"], s["end_s"]
-        out += [f"{_clock(a)[:-4]}.{int(round(a % 1 * 1000)):03d} --> {_clock(b)[:-4]}.{int(round(b % 1 * 1000)):03d}",
-                s["text"].strip(), ""]
+        out += [f"{_clock(a)} --> {_clock(b)}", s["text"].strip(), ""]
     return "\n".join(out)
 
 
