@@ -51,28 +51,17 @@ class Stack:
                               data={"title": title, "number": str(number)}, timeout=120)
         finally:
             files["video"][1].close()
-        assert r.status_code == 202, r.text
+        assert r.status_code == 202 and r.json()["status"] == "queued", r.text
         lecture_id = r.json()["lecture_id"]
         st = self.wait_ready(lecture_id)
         assert st["status"] == "ready", st
         return lecture_id
 
     def course_with_video(self, title: str, video: Path, number: int) -> tuple[str, str]:
-        """A new course with ``video`` uploaded through the API and processed to ``ready``:
-        returns (course_id, lecture_id)."""
-        import requests
-
+        """A new course with ``video`` (lecture "Sorting") uploaded through the API and processed to
+        ``ready``: returns (course_id, lecture_id)."""
         course_id = self.create_course(title)
-        with open(video, "rb") as f:
-            r = requests.post(f"{self.base}/api/courses/{course_id}/lectures", headers=self.admin,
-                              files={"video": (video.name, f, "video/mp4")},
-                              data={"title": "Sorting", "number": str(number)}, timeout=120)
-        assert r.status_code == 202, r.text
-        assert r.json()["status"] == "queued"
-        lecture_id = r.json()["lecture_id"]
-        st = self.wait_ready(lecture_id)
-        assert st["status"] == "ready", st
-        return course_id, lecture_id
+        return course_id, self.upload_ready(course_id, video, title="Sorting", number=number)
 
 
 @pytest.fixture(scope="session")
