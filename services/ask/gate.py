@@ -21,6 +21,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import wordfreq
@@ -35,11 +36,14 @@ from .search_index import EmbeddedSearchIndex
 # than questions; the topic left after the framing is what is searched and judged.
 _FRAMING = re.compile(
     r"^(?:(?:hi|hey|hello)\b[\s,!.]*)?(?:(?:please|pls|kindly)\s+)?(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
-    r"(?:explain|describe|define|summari[sz]e|clarify|discuss|elaborate on|go over|go through|talk about|"
+    r"(?:explain|describe|define|summari[sz]e|clarify|discuss|compare|contrast|elaborate on|go over|go through|talk about|"
     r"walk me through|tell me(?: more)?(?: about)?|give me (?:an? )?(?:overview|summary|explanation|definition|"
     r"description)(?: of)?|help me understand|i (?:want|would like|'d like) to (?:know|understand)(?: about)?|"
     r"i don'?t (?:get|understand))"
     r"(?:\s+(?:to|for) me)?(?:\s+(?:please|briefly|simply|again))?[\s,:]+(?=\S)", re.IGNORECASE)
+
+
+_POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you)(?=\W*$)", re.IGNORECASE)
 
 
 def request_topic(question: str) -> str:
@@ -49,29 +53,37 @@ def request_topic(question: str) -> str:
     rest = _FRAMING.sub("", question.strip(), count=1).strip()
     if rest != question.strip():
         rest = re.sub(r"\s+(?:to|for) me(?=\W*$)", "", rest)  # "explain radix sort to me?"
+    rest = _POLITE_END.sub("", rest)  # "explain chaining please"
     return rest if re.search(r"\w", rest) else question
 
 
 # Words this common in English (wordfreq's Zipf scale: log10 of frequency per billion words; 5.7 ≈
 # once per 2,000 words: "work", "time", "take", "use", "long", "get") name no topic, so a course's silence on
 # them says nothing about coverage: a short course may never say "work", and "how does chaining work?"
-# is still about chaining. Topic words stay: "chain" 4.65, "sort" 5.0, "France" 4.94, "system" 5.56.
+# is still about chaining. Such a word the course does say still counts for it. Topic words stay:
+# "chain" 4.65, "sort" 5.0, "France" 4.94, "system" 5.56.
 COMMON_ZIPF = 5.7
+_FUNCTION_WORDS = frozenset({"vs", "versus", "please", "thanks"})  # "chaining vs open addressing"
 
 
 @functools.lru_cache(maxsize=50_000)
-def _common(word: str) -> bool:
+def common_word(word: str) -> bool:
+    """True for a very common English word (``COMMON_ZIPF``; an "-s" or "-ing" form counts as its
+    stem: "works" as "work") or a function word such as "vs"."""
     w = word.lower()
+    if w in _FUNCTION_WORDS:
+        return True
     forms = {w} | ({w[:-1]} if w.endswith("s") and len(w) > 3 else set()) \
         | ({w[:-3], w[:-3] + "e"} if w.endswith("ing") and len(w) > 5 else set())
     return max(wordfreq.zipf_frequency(f, "en") for f in forms) >= COMMON_ZIPF
 
 
-def topic_words(query: str) -> str:
-    """``query`` (request framing removed, :func:`request_topic`) without its very common English
-    words (``COMMON_ZIPF``): the text whose coverage is judged. "Explain how chaining works" →
-    "chaining"; "what time is it?" → "" (no topic: coverage 0)."""
-    return " ".join(w for w in re.findall(r"[\w'-]+", request_topic(query)) if not _common(w))
+def topic_words(query: str, said: Callable[[str], bool] = lambda w: False) -> str:
+    """``query`` with its request framing removed (:func:`request_topic`) and without the very
+    common words (:func:`common_word`) the course never says (``said(word)`` is False): the text
+    whose coverage is judged. "Explain how chaining works" → "chaining" in a course that never says
+    "work"; "what time is it?" → "time" in one that says "time", "" in one that doesn't."""
+    return " ".join(w for w in re.findall(r"[\w'-]+", request_topic(query)) if not common_word(w) or said(w))
 
 
 @dataclass(frozen=True)
@@ -86,7 +98,7 @@ def evidence(index: EmbeddedSearchIndex, course_id: str, passages: list[Passage]
     """The gate's signals for ``query`` given its retrieved ``passages`` (see module doc)."""
     window = max((window_score(index, p.hit, query_vec) for p in passages[:3]), default=0.0)
     n, df = index.course_df(course_id)
-    words = topic_words(query)
+    words = topic_words(query, lambda w: any(t in df for t in index.bm25.embed_query(w).indices))
     tokens = list(index.bm25.embed_query(words).indices) if words else []
     idf = {t: math.log((n + 1) / (df.get(t, 0) + 0.5)) for t in tokens}
     total = sum(idf.values())

@@ -19,7 +19,7 @@ from lecturecopilot.settings import Settings
 
 from .auth import Principal
 
-EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]{2,}$")
+EMAIL_RE = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]{2,}$")  # no control chars
 
 
 def _sha(token: str) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import queue
 import threading
 import time
@@ -84,6 +85,19 @@ def _status_json(r: dict) -> dict:
 
 FIRST_EVENT_WAIT_S = 0.5  # how long a streamed ask waits for ask's first event before sending headers
 KEEPALIVE_S = 1.0  # SSE comment interval while ask is still working
+
+
+def _finite(text: str) -> float:
+    """``json.loads``' float parser that refuses numbers out of a double's range (``1e400`` → inf)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number out of range: {text[:20]}")
+    return value
+
+
+def _no_constant(text: str):
+    """``json.loads``' parser for ``NaN`` / ``Infinity``, which JSON (RFC 8259) does not allow."""
+    raise ValueError(f"not JSON: {text}")
 
 
 def create_app() -> Flask:
@@ -186,11 +200,11 @@ def create_app() -> Flask:
                 raise ApiError(413, "request_entity_too_large",
                                f"The request body is larger than {settings.max_json_bytes} bytes.")
         try:
-            data = json.loads(raw) if request.is_json else None
+            data = json.loads(raw, parse_float=_finite, parse_constant=_no_constant) if request.is_json else None
         except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's parser goes
             data = None
         if not isinstance(data, dict):
-            raise ApiError(400, "invalid_json", "The body must be a JSON object.")
+            raise ApiError(400, "invalid_json", "The body must be a JSON object (with finite numbers).")
         return data
 
     def viewer_sql() -> tuple[str, dict]:
@@ -349,8 +363,11 @@ def create_app() -> Flask:
     @app.delete("/api/courses/<course_id>/members/<email>")
     def remove_member(course_id: str, email: str):
         c = course_row(course_id, manage=True)
+        email = accounts.normal_email(email)
+        if email is None:
+            raise ApiError(400, "invalid_email", "The member must be an email address.")
         with pool.connection() as conn:
-            conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (c["id"], email.strip().lower()))
+            conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (c["id"], email))
         return Response(status=204)
 
     @app.post("/api/courses/<course_id>/lectures")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 import requests
 
+from lecturecopilot.demo import DEMO_QUESTIONS
+
 pytestmark = pytest.mark.slow
 
 
@@ -244,7 +246,10 @@ def short_course(stack):
 
 
 @pytest.mark.parametrize("message", ["How does chaining work?", "explain chaining", "Explain how chaining works",
-                                     "describe chaining", "tell me about chaining", "Explain what chaining is"])
+                                     "describe chaining", "tell me about chaining", "Explain what chaining is",
+                                     "explain chaining please", "chaining vs open addressing",
+                                     "compare chaining and open addressing",
+                                     *DEMO_QUESTIONS[:3]])  # the demo's own covered questions
 def test_a_short_course_answers_requests_and_common_words(stack, short_course, message):
     """Words a short course never says ("work", "explain") are no sign the topic is missing."""
     ans = ask(stack, short_course, message)

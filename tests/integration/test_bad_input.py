@@ -276,3 +276,23 @@ def test_a_malformed_conversation_id_is_a_400(stack, course):
     for bad in (7, 0, False, [], {}):
         _assert_error(requests.post(url, json={"question": "why?", "conversation_id": bad}, timeout=30), 400,
                       "invalid_conversation")
+
+
+@pytest.mark.parametrize("email", ["a@b.c\u0000", "a\u0000b@example.edu", "a@exa\u0007mple.edu", "not an email"])
+def test_an_email_with_control_characters_is_a_400_not_a_crash(stack, course, email):
+    base = f"{stack.base}/api/courses/{course}/members"
+    _assert_error(requests.post(base, json={"email": email}, headers=stack.admin, timeout=10), 400, "invalid_email")
+    _assert_error(requests.delete(f"{base}/{requests.utils.quote(email)}", headers=stack.admin, timeout=10), 400,
+                  "invalid_email")
+    r = requests.post(f"{stack.base}/api/auth/magic-link", json={"email": email}, timeout=10)
+    assert r.status_code == 400, r.text
+    assert requests.get(base, headers=stack.admin, timeout=10).json() == {"members": []}
+
+
+@pytest.mark.parametrize("raw", ['{"filename": "x.mp4", "size": 1e400, "title": "t"}',
+                                 '{"filename": "x.mp4", "size": NaN, "title": "t"}',
+                                 '{"filename": "x.mp4", "size": -Infinity, "title": "t"}'])
+def test_numbers_json_does_not_allow_are_a_400(stack, course, raw):
+    r = requests.post(f"{stack.base}/api/courses/{course}/uploads", data=raw, timeout=10,
+                      headers={**stack.admin, "Content-Type": "application/json"})
+    assert "finite numbers" in _assert_error(r, 400, "invalid_json")
