@@ -99,12 +99,13 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                 "AND course_id=%s ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
         return [r["q"] for r in reversed(rows)]
 
-    def _said(self, conversation_id: str, course_id: str) -> set[tuple[str, float]]:
-        """The moments the conversation's last answer cited, as ``{(lecture_id, t_s)}``."""
+    def _said(self, conversation_id: str, course_id: str, n: int = 3) -> set[tuple[str, float]]:
+        """The moments the conversation's last ``n`` answers cited, as ``{(lecture_id, t_s)}``
+        ("What is chaining?" → "why?" → "more simply": the third repeats neither)."""
         with self.pool.connection() as conn:
-            row = conn.execute("SELECT sentences FROM answers WHERE conversation_id=%s AND course_id=%s AND NOT declined "
-                               "ORDER BY created_at DESC LIMIT 1", (conversation_id, course_id)).fetchone()
-        return {(c["lecture_id"], float(c["t_s"])) for s in (row["sentences"] if row else []) for c in s["citations"]}
+            rows = conn.execute("SELECT sentences FROM answers WHERE conversation_id=%s AND course_id=%s AND NOT declined "
+                                "ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
+        return {(c["lecture_id"], float(c["t_s"])) for r in rows for s in r["sentences"] for c in s["citations"]}
 
     def _lectures(self, course_id: str) -> list[outline.LectureInfo]:
         with self.pool.connection() as conn:

@@ -6,7 +6,9 @@ not an English word (Debian's word list, ``wamerican``: "print" stays "print"); 
 lower-case (capitalised words mid-sentence are names: "Dijkstra", "AVL"); it has at least 4
 letters; a course word that occurs at least twice starts with the same letter and is at
 optimal-string-alignment distance 1 (2 from 8 letters on; a swap of two neighbours counts 1,
-rapidfuzz's ``OSA``). The most frequent such word wins; everything else is left as typed.
+rapidfuzz's ``OSA``). Question words ("what", "how") are candidates too. The nearest wins, then one
+with the same letters (a swap: "opne" → "open", not "one"), then the most frequent; everything else
+is left as typed. Zero-width and bidi control characters are dropped first (:func:`fold`).
 """
 
 from __future__ import annotations
@@ -40,7 +42,8 @@ def fold(question: str) -> str:
     """``question`` as the English-only search sees it: accents folded ("chaîning" → "chaining",
     NFKD without combining marks) and letters of other scripts and emoji left out ("what is
     chaining? 日本語" → "what is chaining?"), unless that would leave no Latin letter."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", question) if not unicodedata.combining(c))
+    plain = "".join(c for c in unicodedata.normalize("NFKD", question)
+                    if not unicodedata.combining(c) and unicodedata.category(c) != "Cf")  # zero-width, bidi controls
     latin = " ".join("".join(" " if unicodedata.category(c) in ("Lo", "So") else c for c in plain).split())
     return latin if re.search(r"[A-Za-z]", latin) else question
 
@@ -54,6 +57,9 @@ def correct(question: str, vocabulary: dict[str, int]) -> str:
     by_letter: dict[str, list[str]] = {}
     for w, n in vocabulary.items():
         if n >= MIN_COUNT and len(w) >= 3:
+            by_letter.setdefault(w[0], []).append(w)
+    for w in _KEEP:  # question words are targets too: "waht" → "what", not the course's "want"
+        if len(w) >= 3 and w not in vocabulary:
             by_letter.setdefault(w[0], []).append(w)
     out = []
     first_word = True
@@ -74,6 +80,7 @@ def correct(question: str, vocabulary: dict[str, int]) -> str:
         if not cands:
             out.append(tok)
             continue
-        best = max(cands, key=lambda w: (-OSA.distance(low, w), vocabulary[w]))
+        # nearest first; then a swap of letters ("opne" → "open", not "one"); then the most said
+        best = max(cands, key=lambda w: (-OSA.distance(low, w), sorted(w) == sorted(low), vocabulary.get(w, 0)))
         out.append(best if tok.islower() else best.capitalize())
     return "".join(out)

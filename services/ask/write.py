@@ -49,7 +49,8 @@ class AnswerSentence:
 _CHATTER = re.compile(
     r"^(?:(?:so|and|but|ok(?:ay)?|all right|right|now|yeah|well)[,.]?\s*)*"
     r"(?:does (?:that|this) make sense|any questions|questions|is that clear|right|ok(?:ay)?|all right|"
-    r"yeah|cool|good|great|everybody (?:with me|good)|you (?:see|know))\s*[?.!]*$", re.IGNORECASE)
+    r"yeah|yes|yep|sure|exactly|cool|good|great|go ahead|thanks|thank you|everybody (?:with me|good)|"
+    r"you (?:see|know))\s*[?.!]*$", re.IGNORECASE)
 
 
 def is_chatter(text: str) -> bool:
@@ -109,6 +110,8 @@ def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
             j += 1
         else:
             j -= 1
+    while j - i > 1 and is_chatter(sents[j - 1].text):  # what growing took in ("Yeah.")
+        j -= 1
     return i, j
 
 
@@ -172,8 +175,9 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     else:
         i, j = answer_run(sents, i, j)
     out = []
-    for s in sents[i:j]:
+    run = sents[i:j]
+    for s in run:
         text = clean(s.text)
-        if text:
+        if text and not (len(run) > 1 and _CHATTER.match(text)):  # "Yeah, go ahead." inside a run
             out.append(AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)]))
     return out

@@ -64,6 +64,8 @@ def _sents(*texts):
     # a run ending on the lecturer's question takes the answer that follows...
     (("Merge sort is a divide and conquer algorithm for sorting lists.", "So what does merge sort do first?",
       "It splits the array into two halves and sorts each half recursively."), (0, 2), (0, 3)),
+    # growing never ends on classroom talk
+    (("Hashing maps keys to slots.", "Chaining stores a list in each slot.", "Yeah, go ahead."), (0, 2), (0, 2)),
     # ...or, with nothing after it, stops before the question
     (("Merge sort is a divide and conquer algorithm for sorting arrays of numbers.",
       "So what does merge sort do first?"), (0, 2), (0, 1)),

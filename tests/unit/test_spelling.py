@@ -44,3 +44,14 @@ def test_fold(typed, searched):
     from services.ask.spelling import fold
 
     assert fold(typed) == searched
+
+
+@pytest.mark.parametrize("typed,expected", [
+    ("waht is hashign", "what is hashing"),      # a question word beats the course's "want"
+    ("opne addressing", "open addressing"),      # a swap beats the more frequent "one"
+    ("what is cha\u200bining?", "what is chaining?"),  # zero-width space
+    ("\u202eWhat is chaining?", "What is chaining?"),  # bidi override
+])
+def test_swaps_question_words_and_invisible_characters(typed, expected):
+    vocab = {**VOCAB, "want": 30, "open": 5, "one": 40, "addressing": 4}
+    assert correct(typed, vocab) == expected
