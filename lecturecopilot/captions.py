@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 import tempfile
 from dataclasses import dataclass
@@ -77,7 +78,8 @@ def parse_captions(path: Path) -> list[Word]:
         if end < start:
             raise ValueError(f"A cue ends before it starts ({clock(start)} → {clock(end)}); fix the captions' times.")
         # Timestamp.in_milliseconds keeps the fraction (start_in_seconds is floored to an int)
-        lines = [" ".join(_TAG.sub("", ln).split()) for ln in raw_text.split("\n")]
+        # tags out, then character references ("&amp;" → "&"; WebVTT escapes & < > this way)
+        lines = [" ".join(html.unescape(_TAG.sub("", ln)).split()) for ln in raw_text.split("\n")]
         lines = [ln for ln in lines if ln]
         # roll-up captions repeat the previous cue's lines before adding one: keep only the new ones
         fresh = [ln for ln in lines if ln not in prev_lines]

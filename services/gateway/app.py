@@ -62,12 +62,15 @@ def _uuid(value: str, what: str) -> str:
 
 def _clean_text(value, field: str, max_chars: int) -> str:
     """A user-supplied string, stripped; 400 when missing, too long, or holding characters no
-    store can keep (NUL, unpaired UTF-16 surrogates)."""
+    store can keep (NUL, unpaired UTF-16 surrogates) or that make shown text read other than it is
+    (bidirectional embedding, override and isolate controls U+202A–202E, U+2066–2069: "Trojan Source",
+    CVE-2021-42574)."""
     if not isinstance(value, str) or not value.strip():
         raise ApiError(400, f"invalid_{field}", f"'{field}' must be a non-empty string.")
-    if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF for c in value):
-        raise ApiError(400, f"invalid_{field}", f"'{field}' contains characters that are not allowed (NUL or "
-                                                "unpaired surrogates).")
+    if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069
+                              for c in value):
+        raise ApiError(400, f"invalid_{field}", f"'{field}' contains characters that are not allowed (NUL, "
+                                                "unpaired surrogates or text-direction controls).")
     value = " ".join(value.split()) if field not in ("comment", "message") else value.strip()
     if len(value) > max_chars:
         raise ApiError(400, f"invalid_{field}", f"'{field}' must be at most {max_chars} characters.")

@@ -191,6 +191,12 @@ def test_auth_roles(stack, course):
                       timeout=10)
     assert r.status_code == 201
     _assert_error(requests.post(url, json={"title": "  "}, headers=stack.admin, timeout=10), 400, "invalid_title")
+    for trojan in ("Algorithms \u202egnp.exe", "A\u2066B\u2069"):  # text-direction controls
+        msg = _assert_error(requests.post(url, json={"title": trojan}, headers=stack.admin, timeout=10), 400,
+                            "invalid_title")
+        assert "text-direction controls" in msg
+    r = requests.post(url, json={"title": "الخوارزميات Algorithms"}, headers=stack.admin, timeout=10)
+    assert r.status_code == 201, r.text  # right-to-left text itself is welcome
 
 
 def test_malformed_event_goes_to_dead_letter_and_pipeline_keeps_going(stack):

@@ -32,6 +32,12 @@ def test_a_cue_with_a_broken_timing_is_refused_not_dropped(tmp_path, timing):
         parse_captions(f)
 
 
+def test_character_references_are_decoded(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:01.000 --> 00:03.000\nInsert &amp; delete: a &lt; b.\n")
+    assert [w.word for w in parse_captions(f)] == ["Insert", "&", "delete:", "a", "<", "b."]
+
+
 def test_cue_settings_and_short_timings_are_valid(tmp_path):
     f = tmp_path / "c.vtt"
     f.write_text("WEBVTT\n\n00:01.000 --> 00:03.000 align:start position:10%\nMerge sort.\n\n"
