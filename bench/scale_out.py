@@ -42,7 +42,7 @@ import psycopg
 import requests
 
 from bench.procs import spawn, stop
-from bench.service_resources import _cpu_s
+from bench.service_resources import cpu_s
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "scale_out.json"
@@ -85,13 +85,13 @@ def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path)
 
             for q in texts[:8]:  # warm every replica's shard and caches
                 ask(q)
-            cpu0 = [_cpu_s(p) for p in pids]
+            cpu0 = [cpu_s(p) for p in pids]
             batch = [texts[i % len(texts)] for i in range(asks)]
             t0 = time.perf_counter()
             with ThreadPoolExecutor(concurrency) as ex:
                 lat = sorted(ex.map(ask, batch))
             wall = time.perf_counter() - t0
-            cpu = [round(_cpu_s(p) - c, 1) for p, c in zip(pids, cpu0)]
+            cpu = [round(cpu_s(p) - c, 1) for p, c in zip(pids, cpu0)]
             row = {"replicas": r, "asks": asks, "concurrency": concurrency, "qps": round(asks / wall, 1),
                    "p50_ms": round(statistics.median(lat), 1), "p95_ms": round(lat[int(0.95 * (len(lat) - 1))], 1),
                    "cpu_s_per_replica": cpu}

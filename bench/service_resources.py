@@ -56,7 +56,7 @@ def _mem_mb(pid: int) -> dict:
     return {"peak_rss_mb": round(total["VmHWM"] / 1024), "rss_mb": round(total["VmRSS"] / 1024)}
 
 
-def _cpu_s(pid: int) -> float:
+def cpu_s(pid: int) -> float:
     """CPU seconds (user + system) ``pid`` and its live children have used so far."""
     total = 0
     for p in _tree(pid):
@@ -66,7 +66,7 @@ def _cpu_s(pid: int) -> float:
 
 
 def _cpu_all(pids: dict) -> dict:
-    return {n: _cpu_s(p) for n, p in pids.items()}
+    return {n: cpu_s(p) for n, p in pids.items()}
 
 
 def _delta(after: dict, before: dict) -> dict:

@@ -38,6 +38,10 @@ class RegenerationTooSoon(QuizError):
                          f"try again in {self.wait_s} s.")
 
 
+class NotFound(QuizError):
+    """The lecture or question named does not exist."""
+
+
 class NoQuestions(QuizError):
     """Nothing in the lecture made a question that passed the check; the old set is kept."""
 
@@ -67,17 +71,17 @@ def _uuid(value: str, what: str = "question") -> str:
     try:
         return str(uuid.UUID(str(value)))
     except ValueError:
-        raise QuizError(f"Unknown {what}.") from None
+        raise NotFound(f"Unknown {what}.") from None
 
 
 def lecture_material(conn, lecture_id: str) -> tuple[dict, list[ep.LectureSentence], tuple[float, float]]:
     """(lecture row: id, course_id, number, title; its sentences in order; its span (0, end) in
-    seconds, end = duration_s or the last sentence's end). Raises QuizError for an unknown lecture."""
+    seconds, end = duration_s or the last sentence's end). Raises NotFound for an unknown lecture."""
     lecture_id = _uuid(lecture_id, "lecture")
     rows = _rows(conn, "SELECT id::text AS id, course_id::text AS course_id, number, title, duration_s "
                        "FROM lectures WHERE id=%s", (lecture_id,))
     if not rows:
-        raise QuizError("Unknown lecture.")
+        raise NotFound("Unknown lecture.")
     sents = [ep.LectureSentence(r["idx"], r["start_s"], r["end_s"], r["text"]) for r in _rows(
         conn, "SELECT idx, start_s, end_s, text FROM sentences WHERE lecture_id=%s ORDER BY idx", (lecture_id,))]
     end = max([rows[0]["duration_s"] or 0.0] + [s.end_s for s in sents])
@@ -109,7 +113,7 @@ def generate(conn, lecture_id: str, embed: ep.EmbedFn, *, writers: Sequence = ()
     attempts go with them). With ``writers`` (cloud writers with ``complete()``), the first whose
     questions survive the check writes the set; otherwise the extractive writer does.
 
-    Raises QuizError for an unknown lecture; RegenerationTooSoon within ``min_interval_s`` of the
+    Raises NotFound for an unknown lecture; RegenerationTooSoon within ``min_interval_s`` of the
     lecture's last instructor's generation; with ``automatic`` (see :func:`_claim`), QuizError
     when the lecture already has a set; NoQuestions when no question survives the check (the old
     set stays and the 5-minute window is not used up)."""
@@ -195,7 +199,7 @@ def get_question(conn, question_id: str) -> dict:
                        "options, answer_index, explanation, cite_lecture_id::text AS cite_lecture_id, cite_t_s, method "
                        "FROM quiz_questions WHERE id=%s", (_uuid(question_id),))
     if not rows:
-        raise QuizError("Unknown question.")
+        raise NotFound("Unknown question.")
     return rows[0]
 
 

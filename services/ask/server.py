@@ -168,15 +168,17 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         a second) when it has none. That set is ``automatic``: it does not use up the instructor's
         5-minute regeneration window."""
         with self.pool.connection() as conn:
-            n = conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s", (lecture_id,)).fetchone()["n"]
-            if n:
+            def count() -> int:
+                return conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s",
+                                    (lecture_id,)).fetchone()["n"]
+
+            if n := count():
                 return n
             try:
                 return examprep_store.generate(conn, lecture_id, self._embed_many, automatic=True).kept
-            except examprep_store.QuizError as e:
+            except examprep_store.QuizError as e:  # none can be written, or another request just wrote it
                 log.info("no practice questions for %s: %s", lecture_id, e)
-                return conn.execute("SELECT count(*) AS n FROM quiz_questions WHERE lecture_id=%s",
-                                    (lecture_id,)).fetchone()["n"]
+                return count()
 
     def _embed_many(self, texts: list[str]):
         return models.embed(self.settings.embed_model, texts)
@@ -193,9 +195,10 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
             context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, str(e))
         except examprep_store.NoQuestions as e:
             context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(e))
+        except examprep_store.NotFound as e:
+            context.abort(grpc.StatusCode.NOT_FOUND, str(e))
         except examprep_store.QuizError as e:
-            code = grpc.StatusCode.NOT_FOUND if str(e).startswith("Unknown") else grpc.StatusCode.INVALID_ARGUMENT
-            context.abort(code, str(e))
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
         return ask_pb2.GeneratePracticeResponse(method=gen.method, written=gen.written, kept=gen.kept,
                                                 seconds=gen.seconds, question_ids=[q["id"] for q in gen.questions])
 

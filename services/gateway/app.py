@@ -252,12 +252,22 @@ def create_app() -> Flask:
             raise
         return row
 
-    def grpc_error(e: grpc.RpcError):
+    def grpc_error(e: grpc.RpcError, *, invalid: str = "invalid_question", exhausted: str = "rate_limited",
+                   precondition: str = "failed_precondition") -> ApiError:
+        """The HTTP error for a failed call to ask: NOT_FOUND 404; INVALID_ARGUMENT 400 ``invalid``;
+        RESOURCE_EXHAUSTED 429 ``exhausted`` with Retry-After and ``wait_s`` from the trailing
+        ``retry-after-s`` (300 s when absent); FAILED_PRECONDITION 422 ``precondition``; unreachable
+        503; anything else 500. The codes name the call's errors (e.g. ``regenerate_too_soon``)."""
         code = e.code()
         if code == grpc.StatusCode.NOT_FOUND:
             return ApiError(404, "not_found", e.details())
         if code == grpc.StatusCode.INVALID_ARGUMENT:
-            return ApiError(400, "invalid_question", e.details())
+            return ApiError(400, invalid, e.details())
+        if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
+            wait = next((int(v) for k, v in (e.trailing_metadata() or ()) if k == "retry-after-s"), 300)
+            return ApiError(429, exhausted, e.details(), headers={"Retry-After": str(wait)}, extra={"wait_s": wait})
+        if code == grpc.StatusCode.FAILED_PRECONDITION:
+            return ApiError(422, precondition, e.details())
         if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             return ApiError(503, "ask_unavailable", "The answering service is not reachable; try again shortly.")
         return ApiError(500, "ask_failed", "Answering failed.")

@@ -149,13 +149,8 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
             gen = h.ask.GeneratePractice(ask_pb2.GeneratePracticeRequest(lecture_id=str(r["id"])), timeout=120,
                                          metadata=telemetry.grpc_metadata())
         except grpc.RpcError as e:
-            if e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
-                wait = next((int(v) for k, v in (e.trailing_metadata() or ()) if k == "retry-after-s"), 300)
-                raise ApiError(429, "regenerate_too_soon", e.details(), headers={"Retry-After": str(wait)},
-                               extra={"wait_s": wait}) from None
-            if e.code() == grpc.StatusCode.FAILED_PRECONDITION:
-                raise ApiError(422, "no_questions", e.details()) from None
-            raise h.grpc_error(e) from None
+            raise h.grpc_error(e, invalid="invalid_quiz", exhausted="regenerate_too_soon",
+                               precondition="no_questions") from None
         with pool.connection() as conn:
             by_id = {x["id"]: x for x in store.list_questions(conn, lecture_id=str(r["id"]))}
             out = admin_json(conn, [by_id[i] for i in gen.question_ids if i in by_id])

@@ -117,7 +117,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
             except ValueError as e:
                 raise IngestError(str(e), status=422, code="unprocessable_captions") from e
             captions_uri = store.uri(cpath)
-            last_s = max(w.end_s for w in words)  # the end of the last cue
+            last_s = words[-1].end_s  # the end of the last cue (parse_captions lays cues end to end)
             if last_s > settings.max_duration_s:
                 raise IngestError(f"The captions run to {clock(last_s)}; the limit for a lecture is "
                                   f"{settings.max_duration_s / 3600:.1f} h.", status=422, code="unprocessable_captions")
@@ -125,7 +125,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
                 raise IngestError(f"The captions run to {clock(last_s)} but the video is {clock(duration)} long; "
                                   "are they this video's captions?", status=422, code="unprocessable_captions")
             if not duration:
-                duration = words[-1].end_s
+                duration = last_s
         with pool.connection() as conn:
             if number is not None and conn.execute(
                     "SELECT 1 FROM lectures WHERE course_id=%s AND number=%s", (course_id, number)).fetchone():
