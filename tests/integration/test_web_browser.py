@@ -209,15 +209,20 @@ def _browser_sign_in(stack, smtp_sink, page, email: str) -> None:
     page.wait_for_function("() => !document.querySelector('#nav-user').hidden", timeout=10_000)
 
 
-def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_video, page, tmp_path):
-    res, _ = synth_video
-    email = "browser-instructor@example.edu"
+def _instructor_creates_course(stack, smtp_sink, page, email: str, title: str) -> None:
+    """Signs ``email`` in as an instructor and creates the course ``title`` on /manage; the page is
+    then on the new course's manage page."""
     set_role(stack, email, "instructor")
     _browser_sign_in(stack, smtp_sink, page, email)
     page.wait_for_url(f"{stack.base}/manage", timeout=10_000)
-    page.fill("#create-title", "Uploaded in the browser")
+    page.fill("#create-title", title)
     page.click("#create-form button")
     page.wait_for_url(f"{stack.base}/manage/*", timeout=10_000)
+
+
+def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_video, page, tmp_path):
+    res, _ = synth_video
+    _instructor_creates_course(stack, smtp_sink, page, "browser-instructor@example.edu", "Uploaded in the browser")
     page.wait_for_selector("#manage-course:not([hidden])")
     # record every stage the page shows
     page.evaluate("""() => { window.__stages = []; const s = document.querySelector('#up-stages');
@@ -346,12 +351,7 @@ def test_live_status_falls_back_to_polling_when_no_stream_is_free(stack, smtp_si
     from web_helpers import mint
 
     email = "browser-poller@example.edu"
-    set_role(stack, email, "instructor")
-    _browser_sign_in(stack, smtp_sink, page, email)
-    page.wait_for_url(f"{stack.base}/manage", timeout=10_000)
-    page.fill("#create-title", "Polled")
-    page.click("#create-form button")
-    page.wait_for_url(f"{stack.base}/manage/*", timeout=10_000)
+    _instructor_creates_course(stack, smtp_sink, page, email, "Polled")
     course = page.url.rsplit("/", 1)[1]
     other_course, other, lecture = stack.create_course("Streams held"), str(uuid.uuid4()), str(uuid.uuid4())
     insert = ("INSERT INTO lectures (id, course_id, number, title, status, stage) "
