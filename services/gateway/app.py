@@ -682,45 +682,44 @@ def create_app() -> Flask:
         if first is not None and first[0] == "error":
             limits.refund(pool, use)
             raise grpc_error(first[1]) from None
+        return Response(stream_with_context(relay(call, events, first, use)), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    def relay(call, events: queue.Queue, item, use: limits.Use | None):
+        """The SSE lines of ask's events as ``ask_streamed``'s thread queues them (``item``: the first)."""
         def sse(event: str, payload: dict) -> str:
             return f"event: {event}\ndata: {json.dumps(payload)}\n\n"
 
-        def relay():
-            item = first
-            try:
-                while True:
-                    if item is None:
-                        try:
-                            item = events.get(timeout=KEEPALIVE_S)
-                        except queue.Empty:
-                            yield ": keep-alive\n\n"
-                            continue
-                    kind, ev = item
-                    item = None
-                    if kind in ("end", "error"):
-                        limits.refund(pool, use)  # no answer came (a done ends the relay first)
-                    if kind == "end":
-                        return
-                    if kind == "error":
-                        err = grpc_error(ev)
-                        yield sse("error", {"code": err.code, "message": err.message})
-                        return
-                    which = ev.WhichOneof("event")
-                    if which == "delta":
-                        yield sse("delta", {"text": ev.delta})
-                    elif which == "sentence":
-                        yield sse("sentence", sentence_json(ev.sentence))
-                    elif which == "done":
-                        yield sse("done", done_json(ev.done))
-                        return
-            except GeneratorExit:  # the client went away: stop the work in ask
-                log.info("client went away; cancelling the answer")
-                call.cancel()
-                raise
-
-        return Response(stream_with_context(relay()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        try:
+            while True:
+                if item is None:
+                    try:
+                        item = events.get(timeout=KEEPALIVE_S)
+                    except queue.Empty:
+                        yield ": keep-alive\n\n"
+                        continue
+                kind, ev = item
+                item = None
+                if kind in ("end", "error"):
+                    limits.refund(pool, use)  # no answer came (a done ends the relay first)
+                if kind == "end":
+                    return
+                if kind == "error":
+                    err = grpc_error(ev)
+                    yield sse("error", {"code": err.code, "message": err.message})
+                    return
+                which = ev.WhichOneof("event")
+                if which == "delta":
+                    yield sse("delta", {"text": ev.delta})
+                elif which == "sentence":
+                    yield sse("sentence", sentence_json(ev.sentence))
+                elif which == "done":
+                    yield sse("done", done_json(ev.done))
+                    return
+        except GeneratorExit:  # the client went away: stop the work in ask
+            log.info("client went away; cancelling the answer")
+            call.cancel()
+            raise
 
     @app.post("/api/answers/<answer_id>/feedback")
     @accepts(schemas.Feedback)

@@ -15,6 +15,7 @@ the field, and the field's path (``answers[0].choice``); never pydantic's text.
 
 from __future__ import annotations
 
+import uuid
 from typing import Annotated, Any, Callable, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
@@ -73,8 +74,6 @@ def OptionalText(max_chars: int, *, multiline: bool = False) -> Any:  # noqa: N8
 
 
 def _a_uuid(value: str | None) -> str | None:
-    import uuid
-
     if not value:
         return None
     try:
