@@ -109,6 +109,10 @@ class Settings(BaseSettings):
     contact_limit: int = Field(default=3, description="Contact messages a day per visitor.")
     quiz_answer_limit: int = Field(default=300, description="Practice answer submissions an hour per person.")
     quiz_report_limit: int = Field(default=20, description="Practice question reports a day per person.")
+    search_limit_visitor: int = Field(default=60, description="Searches a day across all courses for a visitor.")
+    search_limit_user: int = Field(default=600, description="Searches a day across all courses for a signed-in user.")
+    feedback_limit: int = Field(default=60, description="Answer ratings an hour per person (one rating per answer "
+                                "per person is kept; a new one replaces it).")
 
     @property
     def media_dir(self) -> Path:

@@ -28,7 +28,8 @@ from typing import Callable
 
 import grpc
 import requests
-from flask import Flask, Response, g, jsonify, request, send_file, session, stream_with_context
+import psycopg
+from flask import Flask, Response, current_app, g, jsonify, request, send_file, session, stream_with_context
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
@@ -37,8 +38,9 @@ from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
 
-from . import accounts, insights, limits, quiz_routes, security
+from . import accounts, insights, limits, quiz_routes, schemas, security
 from .auth import principal_for
+from .schemas import accepts
 
 log = logging.getLogger("services.gateway")
 STATIC = Path(str(resources.files("services.gateway").joinpath("static")))
@@ -58,23 +60,6 @@ def _uuid(value: str, what: str) -> str:
         return str(uuid.UUID(value))
     except (ValueError, TypeError):
         raise ApiError(404, "not_found", f"Unknown {what}.") from None
-
-
-def _clean_text(value, field: str, max_chars: int) -> str:
-    """A user-supplied string, stripped; 400 when missing, too long, or holding characters no
-    store can keep (NUL, unpaired UTF-16 surrogates) or that make shown text read other than it is
-    (bidirectional embedding, override and isolate controls U+202A–202E, U+2066–2069: "Trojan Source",
-    CVE-2021-42574)."""
-    if not isinstance(value, str) or not value.strip():
-        raise ApiError(400, f"invalid_{field}", f"'{field}' must be a non-empty string.")
-    if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069
-                              for c in value):
-        raise ApiError(400, f"invalid_{field}", f"'{field}' contains characters that are not allowed (NUL, "
-                                                "unpaired surrogates or text-direction controls).")
-    value = " ".join(value.split()) if field not in ("comment", "message") else value.strip()
-    if len(value) > max_chars:
-        raise ApiError(400, f"invalid_{field}", f"'{field}' must be at most {max_chars} characters.")
-    return value
 
 
 def _lecture_json(r: dict) -> dict:
@@ -189,13 +174,28 @@ def create_app() -> Flask:
         p = g.principal
         return limits.person_key(secret, p.email if p else None, request.remote_addr)
 
-    def limited(checks: list[tuple[str, int, int]], what: str) -> None:
-        allowed, retry = limits.hit_all(pool, checks)
-        if not allowed:
+    def limited(checks: list[tuple[str, int, int]], what: str) -> limits.Use:
+        """Counts one use of each limit (see limits.hit_all); 429 with ``Retry-After`` beyond one.
+        Returns the use, for ``limits.refund`` when the request is refused after all."""
+        use, retry = limits.hit_all(pool, checks)
+        if use is None:
             raise ApiError(429, "rate_limited", f"Too many {what}; try again in {retry // 60 + 1} minutes.",
                            headers={"Retry-After": str(retry)})
+        return use
 
-    def body() -> dict:
+    def body() -> schemas.Body:
+        """The request's JSON body validated against the model its view declares (``@accepts``):
+        400 ``invalid_json`` for a body that is not a JSON object, 413 past ``max_json_bytes``,
+        400 with the field's code and path (``error.field``) for one that does not fit the model."""
+        model = getattr(current_app.view_functions[request.endpoint], "body_model", None)
+        if model is None:
+            raise RuntimeError(f"the view {request.endpoint} reads a body but declares none (@accepts)")
+        try:
+            return schemas.parse(model, json_object())
+        except schemas.BodyError as e:
+            raise ApiError(400, e.code, e.message, extra={"field": e.field}) from None
+
+    def json_object() -> dict:
         raw = b""
         while chunk := request.stream.read(settings.max_json_bytes + 1 - len(raw)):  # bounds a chunked body too
             raw += chunk
@@ -290,13 +290,11 @@ def create_app() -> Flask:
 
     # -- courses and lectures ----------------------------------------------------------------
     @app.post("/api/courses")
+    @accepts(schemas.CourseCreate)
     def create_course():
         who = require("instructor", "admin")
         data = body()
-        title = _clean_text(data.get("title"), "title", 200)
-        visibility = data.get("visibility", "public")
-        if visibility not in ("public", "private"):
-            raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
+        title, visibility = data.title, data.visibility
         cid = str(uuid.uuid4())
         with pool.connection() as conn:
             conn.execute("INSERT INTO courses (id, title, owner_email, visibility) VALUES (%s,%s,%s,%s)",
@@ -325,16 +323,13 @@ def create_app() -> Flask:
                 "assessment_mode": c["assessment_mode"], "lectures": [_lecture_json(r) for r in rows]}
 
     @app.patch("/api/courses/<course_id>")
+    @accepts(schemas.CourseUpdate)
     def update_course(course_id: str):
         c = course_row(course_id, manage=True)
         data = body()
-        title = _clean_text(data["title"], "title", 200) if "title" in data else c["title"]
-        visibility = data.get("visibility", c["visibility"])
-        if visibility not in ("public", "private"):
-            raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
-        assessment = data.get("assessment_mode", c["assessment_mode"])
-        if not isinstance(assessment, bool):
-            raise ApiError(400, "invalid_assessment_mode", "'assessment_mode' must be true or false.")
+        title = c["title"] if data.title is None else data.title
+        visibility = data.visibility or c["visibility"]
+        assessment = c["assessment_mode"] if data.assessment_mode is None else data.assessment_mode
         with pool.connection() as conn:
             conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s WHERE id=%s",
                          (title, visibility, assessment, c["id"]))
@@ -356,9 +351,10 @@ def create_app() -> Flask:
         return Response(status=204)
 
     @app.post("/api/courses/<course_id>/members")
+    @accepts(schemas.MemberAdd)
     def add_member(course_id: str):
         c = course_row(course_id, manage=True)
-        email = accounts.normal_email(body().get("email"))
+        email = accounts.normal_email(body().email)
         if email is None:
             raise ApiError(400, "invalid_email", "'email' must be an email address.")
         with pool.connection() as conn:
@@ -401,9 +397,10 @@ def create_app() -> Flask:
         return Response(resp.content, status=resp.status_code, content_type="application/json")
 
     @app.post("/api/courses/<course_id>/uploads")
+    @accepts(schemas.UploadStart)
     def start_resumable_upload(course_id: str):
         c = course_row(course_id, manage=True)
-        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body())
+        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body().model_dump(exclude_none=True))
 
     def upload_of_managed_course(upload_id: str) -> str:
         """The upload's id when this request may manage its course (404 for an unknown upload or
@@ -441,21 +438,25 @@ def create_app() -> Flask:
                              for c in chapters]}
 
     @app.patch("/api/lectures/<lecture_id>")
+    @accepts(schemas.LectureUpdate)
     def update_lecture(lecture_id: str):
+        """Renames or renumbers a lecture (owner or admin); 409 ``number_taken`` when another lecture
+        of the course has the number, also when two requests race for it (the unique index decides).
+        Ask reads numbers and titles from Postgres at every request, so answers, search, the outline
+        and exam-prep pointers show the change at once."""
         r = lecture_row(lecture_id, manage=True)
         data = body()
-        title = _clean_text(data["title"], "title", 200) if "title" in data else r["title"]
-        number = data.get("number", r["number"])
-        if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999:
-            raise ApiError(400, "invalid_number", "'number' must be an integer from 0 to 9999.")
-        with pool.connection() as conn:
-            if conn.execute("SELECT 1 FROM lectures WHERE course_id=%s AND number=%s AND id<>%s",
-                            (r["course_id"], number, r["id"])).fetchone():
-                raise ApiError(409, "number_taken", f"The course already has a lecture {number}; citations name "
-                                                    "lectures by number, so each needs its own.")
-        with pool.connection() as conn:
-            row = conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
-                               (title, number, r["id"])).fetchone()
+        title = r["title"] if data.title is None else data.title
+        number = r["number"] if data.number is None else data.number
+        try:
+            with pool.connection() as conn:
+                row = conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
+                                   (title, number, r["id"])).fetchone()
+        except psycopg.errors.UniqueViolation:
+            raise ApiError(409, "number_taken", f"The course already has a lecture {number}; citations name "
+                                                "lectures by number, so each needs its own.") from None
+        if row is None:
+            raise ApiError(404, "not_found", "Unknown lecture.")
         return _lecture_json(row)
 
     @app.delete("/api/lectures/<lecture_id>")
@@ -561,29 +562,45 @@ def create_app() -> Flask:
                              for x in rows]}
 
     # -- search and ask ----------------------------------------------------------------------
-    def ask_args(data: dict, key: str) -> tuple[str, str]:
-        text = data.get(key)
+    def lecture_in(c: dict, lecture_id: str | None) -> str:
+        """The lecture a search or question is scoped to: '' for the whole course, else the id of a
+        lecture of course ``c`` (404 otherwise, checked before anything is counted)."""
+        if not lecture_id:
+            return ""
         try:
-            text = _clean_text(text, key, 2000)
-        except ApiError as e:
-            raise ApiError(400, "invalid_question", e.message) from None
-        lecture_id = data.get("lecture_id") or ""
-        if lecture_id and not isinstance(lecture_id, str):
-            raise ApiError(400, "invalid_lecture", "'lecture_id' must be a string or null.")
-        return text, lecture_id
+            lid = str(uuid.UUID(lecture_id))
+        except ValueError:
+            raise ApiError(404, "not_found", "Unknown lecture in this course.") from None
+        with pool.connection() as conn:
+            found = conn.execute("SELECT 1 FROM lectures WHERE id=%s AND course_id=%s", (lid, c["id"])).fetchone()
+        if found is None:
+            raise ApiError(404, "not_found", "Unknown lecture in this course.")
+        return lid
+
+    def unlimited() -> bool:
+        """The operator (admin) is not rate-limited."""
+        return bool(g.principal and g.principal.role == "admin")
 
     @app.post("/api/courses/<course_id>/search")
+    @accepts(schemas.SearchQuery)
     def search(course_id: str):
+        """``{"results": [{"lecture_id", "lecture_number", "start_s", "end_s", "text", "score"}]}``,
+        best first. Counted against ``LC_SEARCH_LIMIT_VISITOR`` / ``LC_SEARCH_LIMIT_USER`` searches a
+        day per person (429 with ``Retry-After`` beyond) once the course, lecture and body are
+        checked; a search ask refuses or cannot take gives its use back."""
         c = course_row(course_id)
         data = body()
-        query, lecture_id = ask_args(data, "query")
-        k = data.get("k", 6)
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
-            raise ApiError(400, "invalid_k", "'k' must be an integer from 1 to 50.")
+        lecture_id = lecture_in(c, data.lecture_id)
+        use = None
+        if not unlimited():
+            budget = settings.search_limit_user if g.principal else settings.search_limit_visitor
+            use = limited([(f"search:{person()}", limits.DAY_S, budget)], "searches today")
         try:
-            resp = ask.Search(ask_pb2.SearchRequest(course_id=str(c["id"]), query=query, k=k, lecture_id=lecture_id),
+            resp = ask.Search(ask_pb2.SearchRequest(course_id=str(c["id"]), query=data.query, k=data.k,
+                                                    lecture_id=lecture_id),
                               timeout=30, metadata=telemetry.grpc_metadata())
         except grpc.RpcError as e:
+            limits.refund(pool, use)
             raise grpc_error(e) from None
         return {"results": [{"lecture_id": p.lecture_id, "lecture_number": p.lecture_number, "start_s": p.start_s,
                              "end_s": p.end_s, "text": p.text, "score": p.score} for p in resp.results]}
@@ -606,45 +623,45 @@ def create_app() -> Flask:
                                                "t_s": c.t_s, "label": c.label} for c in s.citations]}
 
     @app.post("/api/courses/<course_id>/ask")
+    @accepts(schemas.AskQuestion)
     def ask_question(course_id: str):
+        """An answer as JSON, or streamed as SSE with ``Accept: text/event-stream``. Counted against
+        the day's questions (per course and across courses, ``LC_ASK_LIMIT_*``) once the course,
+        lecture and body are checked; a question ask refuses, cannot take or does not finish gives
+        its use back, so only answered questions use up the budget."""
         c = course_row(course_id)
         data = body()
-        question, lecture_id = ask_args(data, "question")
-        conversation_id = data.get("conversation_id")
-        conversation_id = "" if conversation_id is None else conversation_id
-        if not isinstance(conversation_id, str):
-            raise ApiError(400, "invalid_conversation", "'conversation_id' must be a string or null.")
-        if conversation_id:  # a typo'd id would silently start a new conversation: say so instead
-            try:
-                conversation_id = str(uuid.UUID(conversation_id))
-            except ValueError:
-                raise ApiError(400, "invalid_conversation", "'conversation_id' must be the id a previous answer "
-                               "returned (a UUID), or null for a new conversation.") from None
-        p = g.principal
-        if not (p and p.role == "admin"):  # the operator is not limited
+        lecture_id = lecture_in(c, data.lecture_id)
+        use = None
+        if not unlimited():
             who = person()
-            per_course, total = ((settings.ask_limit_user, settings.ask_limit_user_total) if p else
+            per_course, total = ((settings.ask_limit_user, settings.ask_limit_user_total) if g.principal else
                                  (settings.ask_limit_visitor, settings.ask_limit_visitor_total))
-            limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
-                    "questions today")
-        req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
-                                 conversation_id=conversation_id,
+            use = limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
+                          "questions today")
+        req = ask_pb2.AskRequest(course_id=str(c["id"]), question=data.question, lecture_id=lecture_id,
+                                 conversation_id=data.conversation_id or "",
                                  asker=person(), staff=may_manage(c))  # staff are not counted as students
         # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
         # the call in a generator that cannot be cancelled when the client goes away
         call = ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
-        wants_sse = "text/event-stream" in request.headers.get("Accept", "")
-        if not wants_sse:
-            try:
-                for ev in call:
-                    if ev.HasField("done"):
-                        return done_json(ev.done)
-            except grpc.RpcError as e:
-                raise grpc_error(e) from None
-            raise ApiError(500, "ask_failed", "The answer ended without a result.")
-        # The stream is read by a thread into a queue, so the relay can send SSE keep-alive comments
-        # while ask works: a client that has gone away is noticed at the next write (within
-        # KEEPALIVE_S) and the call is cancelled, which stops the work in ask.
+        if "text/event-stream" in request.headers.get("Accept", ""):
+            return ask_streamed(call, use)
+        try:
+            for ev in call:
+                if ev.HasField("done"):
+                    return done_json(ev.done)
+        except grpc.RpcError as e:
+            limits.refund(pool, use)
+            raise grpc_error(e) from None
+        limits.refund(pool, use)
+        raise ApiError(500, "ask_failed", "The answer ended without a result.")
+
+    def ask_streamed(call, use: limits.Use | None) -> Response:
+        """Relays ask's stream as SSE (``delta``, ``sentence``, ``done``, or ``error``). The stream is
+        read by a thread into a queue, so the relay can send keep-alive comments while ask works: a
+        client that has gone away is noticed at the next write (within KEEPALIVE_S) and the call is
+        cancelled, which stops the work in ask. A stream that ends without ``done`` gives ``use`` back."""
         events: queue.Queue = queue.Queue()
 
         def pump() -> None:
@@ -663,55 +680,55 @@ def create_app() -> Flask:
         except queue.Empty:
             first = None
         if first is not None and first[0] == "error":
+            limits.refund(pool, use)
             raise grpc_error(first[1]) from None
+        return Response(stream_with_context(relay(call, events, first, use)), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    def relay(call, events: queue.Queue, item, use: limits.Use | None):
+        """The SSE lines of ask's events as ``ask_streamed``'s thread queues them (``item``: the first)."""
         def sse(event: str, payload: dict) -> str:
             return f"event: {event}\ndata: {json.dumps(payload)}\n\n"
 
-        def relay():
-            item = first
-            try:
-                while True:
-                    if item is None:
-                        try:
-                            item = events.get(timeout=KEEPALIVE_S)
-                        except queue.Empty:
-                            yield ": keep-alive\n\n"
-                            continue
-                    kind, ev = item
-                    item = None
-                    if kind == "end":
-                        return
-                    if kind == "error":
-                        err = grpc_error(ev)
-                        yield sse("error", {"code": err.code, "message": err.message})
-                        return
-                    which = ev.WhichOneof("event")
-                    if which == "delta":
-                        yield sse("delta", {"text": ev.delta})
-                    elif which == "sentence":
-                        yield sse("sentence", sentence_json(ev.sentence))
-                    elif which == "done":
-                        yield sse("done", done_json(ev.done))
-            except GeneratorExit:  # the client went away: stop the work in ask
-                log.info("client went away; cancelling the answer")
-                call.cancel()
-                raise
-
-        return Response(stream_with_context(relay()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        try:
+            while True:
+                if item is None:
+                    try:
+                        item = events.get(timeout=KEEPALIVE_S)
+                    except queue.Empty:
+                        yield ": keep-alive\n\n"
+                        continue
+                kind, ev = item
+                item = None
+                if kind in ("end", "error"):
+                    limits.refund(pool, use)  # no answer came (a done ends the relay first)
+                if kind == "end":
+                    return
+                if kind == "error":
+                    err = grpc_error(ev)
+                    yield sse("error", {"code": err.code, "message": err.message})
+                    return
+                which = ev.WhichOneof("event")
+                if which == "delta":
+                    yield sse("delta", {"text": ev.delta})
+                elif which == "sentence":
+                    yield sse("sentence", sentence_json(ev.sentence))
+                elif which == "done":
+                    yield sse("done", done_json(ev.done))
+                    return
+        except GeneratorExit:  # the client went away: stop the work in ask
+            log.info("client went away; cancelling the answer")
+            call.cancel()
+            raise
 
     @app.post("/api/answers/<answer_id>/feedback")
+    @accepts(schemas.Feedback)
     def feedback(answer_id: str):
+        """Rates an answer → 204. One rating per person (the keyed hash the limits use) per answer:
+        a new one replaces the person's earlier rating and comment. ``LC_FEEDBACK_LIMIT`` ratings an
+        hour per person (429 beyond), counted once the answer and body are checked."""
         aid = _uuid(answer_id, "answer")
         data = body()
-        rating = data.get("rating")
-        if rating not in ("up", "down"):
-            raise ApiError(400, "invalid_rating", "'rating' must be 'up' or 'down'.")
-        comment = data.get("comment")
-        if comment is not None and comment != "":
-            comment = _clean_text(comment, "comment", 2000)
-        comment = comment or None
         with pool.connection() as conn:
             row = conn.execute("SELECT course_id FROM answers WHERE id=%s", (aid,)).fetchone()
         if row is None:
@@ -720,8 +737,12 @@ def create_app() -> Flask:
             course_row(str(row["course_id"]))
         except ApiError:
             raise ApiError(404, "not_found", "Unknown answer.") from None
+        rater = person()
+        limited([(f"feedback:{rater}", limits.HOUR_S, settings.feedback_limit)], "ratings this hour")
         with pool.connection() as conn:
-            conn.execute("INSERT INTO feedback (answer_id, rating, comment) VALUES (%s,%s,%s)", (aid, rating, comment))
+            conn.execute("INSERT INTO feedback (answer_id, rater, rating, comment) VALUES (%s,%s,%s,%s) "
+                         "ON CONFLICT (answer_id, rater) DO UPDATE SET rating=EXCLUDED.rating, "
+                         "comment=EXCLUDED.comment, created_at=now()", (aid, rater, data.rating, data.comment))
         return Response(status=204)
 
     # -- accounts: sign-in by emailed link, sessions, role requests ---------------------------
@@ -737,12 +758,13 @@ def create_app() -> Flask:
                 "role_request": accounts.role_request_json(req) if req else None}
 
     @app.post("/api/auth/magic-link")
+    @accepts(schemas.MagicLink)
     def magic_link():
         """Mails a single-use sign-in link (``LC_LOGIN_LINK_MINUTES``); 202 whether or not the
         address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor (or per address)."""
-        email = accounts.normal_email(body().get("email"))
+        email = accounts.normal_email(body().email)
         if email is None:
-            raise ApiError(400, "invalid_email", "'email' must be an email address.")
+            raise ApiError(400, "invalid_email", "'email' must be an email address.", extra={"field": "email"})
         visitor = limits.person_key(secret, None, request.remote_addr)
         address = limits.person_key(secret, email, None)  # and per address: no mail-bombing from many IPs
         limited([(f"signin:{visitor}", limits.HOUR_S, settings.signin_limit),
@@ -762,10 +784,11 @@ def create_app() -> Flask:
         return jsonify({"sent": True}), 202
 
     @app.post("/api/auth/verify")
+    @accepts(schemas.Verify)
     def verify():
         """Exchanges a sign-in token for a session cookie: 200 ``{"email", "role"}``, 400 when the
         link is unknown, used or expired."""
-        email = accounts.consume_login_token(pool, body().get("token"))
+        email = accounts.consume_login_token(pool, body().token)
         if email is None:
             raise ApiError(400, "invalid_link", "This sign-in link is not valid any more; ask for a new one.")
         role = accounts.ensure_user(pool, email, admin_emails)
@@ -784,13 +807,12 @@ def create_app() -> Flask:
         return Response(status=204)
 
     @app.post("/api/role-requests")
+    @accepts(schemas.RoleRequest)
     def create_role_request():
         p = require("student", "instructor", "admin")
         if p.role != "student":
             raise ApiError(409, "already_instructor", f"You already have the {p.role} role.")
-        reason = body().get("reason")
-        reason = _clean_text(reason, "reason", 1000) if reason else None
-        return jsonify(accounts.request_role(pool, p.email, reason)), 201
+        return jsonify(accounts.request_role(pool, p.email, body().reason)), 201
 
     @app.get("/api/role-requests")
     def list_role_requests():
@@ -811,19 +833,19 @@ def create_app() -> Flask:
 
     # -- contact -------------------------------------------------------------------------------
     @app.post("/api/contact")
+    @accepts(schemas.Contact)
     def contact():
         """Mails the operator (``LC_OPERATOR_EMAIL``): ``{"email", "message", "name"?}`` → 202;
         ``LC_CONTACT_LIMIT`` messages a day per person (429 beyond)."""
         data = body()
-        email = accounts.normal_email(data.get("email")) if data.get("email") else (
-            g.principal.email if g.principal else None)
+        email = accounts.normal_email(data.email) if data.email else (g.principal.email if g.principal else None)
         if email is None:
-            raise ApiError(400, "invalid_email", "'email' must be an email address we can answer.")
-        message = _clean_text(data.get("message"), "message", 5000)
-        name = _clean_text(data["name"], "name", 200) if data.get("name") else ""
-        limited([(f"contact:{person()}", limits.DAY_S, settings.contact_limit)], "messages today")
-        if not settings.operator_email:
+            raise ApiError(400, "invalid_email", "'email' must be an email address we can answer.",
+                           extra={"field": "email"})
+        message, name = data.message, data.name or ""
+        if not settings.operator_email:  # before counting: a refused message uses up nothing
             raise ApiError(503, "contact_off", "The contact form is not configured on this server (LC_OPERATOR_EMAIL).")
+        limited([(f"contact:{person()}", limits.DAY_S, settings.contact_limit)], "messages today")
         try:
             send_mail(settings, settings.operator_email, f"Lecture Copilot contact: {name or email}"[:150],
                       f"From: {name} <{email}>\n\n{message}\n")
@@ -834,7 +856,7 @@ def create_app() -> Flask:
 
     # -- exam prep (quiz_routes.py) and insights (insights.py) ------------------------------------
     helpers = SimpleNamespace(course_row=course_row, lecture_row=lecture_row, require=require, body=body,
-                              limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage,
+                              limited=limited, person=person, may_manage=may_manage,
                               ask=ask, grpc_error=grpc_error)
     quiz_routes.install(app, pool, helpers, ApiError, settings)
     insights.install(app, pool, helpers, ApiError, settings)

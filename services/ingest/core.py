@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import shutil
 import uuid
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ log = logging.getLogger(__name__)
 
 VIDEO_EXTENSIONS = {".mp4", ".mov", ".webm", ".m4v", ".mkv"}
 CAPTION_EXTENSIONS = {".vtt", ".srt"}
+LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}")  # a language tag: 'en', 'pt-BR', 'yue'
 CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last cue held on screen)
 
 
@@ -61,6 +63,46 @@ def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
     return size
 
 
+NUMBER_TRIES = 50  # next-free-number attempts when concurrent uploads keep taking the one just read
+
+
+def number_taken(number: int) -> IngestError:
+    """The 409 for a lecture number the course already has."""
+    return IngestError(f"The course already has a lecture {number}; choose another number "
+                       "(citations name lectures by number).", status=409, code="number_taken")
+
+
+def register_lecture(pool: ConnectionPool, row: dict, number: int | None) -> int:
+    """Inserts the lecture ``row`` (``id``, ``course_id``, ``title``, ``duration_s``, ``media_path``,
+    ``captions_path``, ``media_info``, ``language``) as ``queued`` and returns its number.
+
+    A number is used once per course (``lectures_course_number``, a unique index: concurrent uploads
+    are decided by Postgres, not by a check before the insert). With ``number``, a taken one raises
+    :class:`IngestError` 409 ``number_taken``; without, the lecture gets the course's highest number
+    + 1, read again and retried when another upload took it first (at most ``NUMBER_TRIES`` times,
+    then 409 too)."""
+    sql = ("INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
+           "captions_path, media_info, language) SELECT %(id)s::uuid, %(course_id)s::uuid, {number}, %(title)s::text, "
+           "'queued', 'queued', %(duration_s)s::float8, %(media_path)s::text, %(captions_path)s::text, "
+           "%(media_info)s::jsonb, %(language)s::text {source} "
+           "ON CONFLICT (course_id, number) DO NOTHING RETURNING number")
+    if number is not None:
+        query, args = sql.format(number="%(number)s::int", source=""), {**row, "number": number}
+    else:
+        query, args = sql.format(number="coalesce(max(number), 0) + 1",
+                                 source="FROM lectures WHERE course_id = %(course_id)s::uuid"), row
+    with pool.connection() as conn:
+        for _ in range(1 if number is not None else NUMBER_TRIES):
+            # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
+            # concurrent insert of the same number to commit or roll back
+            got = conn.execute(query, args).fetchone()
+            conn.commit()
+            if got is not None:
+                return got["number"]
+    raise number_taken(number) if number is not None else IngestError(
+        "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")
+
+
 def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
                    publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
                    video: Upload | None, captions: Upload | None, language: str = "") -> dict:
@@ -91,6 +133,8 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
         raise IngestError("'title' contains characters that are not allowed.", code="invalid_title")
     if len(title) > 200:
         raise IngestError("'title' must be at most 200 characters.", code="invalid_title")
+    if language and not LANGUAGE.fullmatch(language):
+        raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
     lecture_id = str(uuid.uuid4())
     folder = store.lecture_dir(lecture_id)
     try:
@@ -126,21 +170,12 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
                                   "are they this video's captions?", status=422, code="unprocessable_captions")
             if not duration:
                 duration = last_s
-        with pool.connection() as conn:
-            if number is not None and conn.execute(
-                    "SELECT 1 FROM lectures WHERE course_id=%s AND number=%s", (course_id, number)).fetchone():
-                raise IngestError(f"The course already has a lecture {number}; choose another number "
-                                  "(citations name lectures by number).", status=409, code="number_taken")
-            if number is None:
-                number = conn.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM lectures WHERE course_id=%s",
-                                      (course_id,)).fetchone()["n"]
-            conn.execute(
-                "INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
-                "captions_path, media_info, language) VALUES (%s,%s,%s,%s,'queued','queued',%s,%s,%s,%s,%s)",
-                (lecture_id, course_id, number, title, duration or None,
-                 str(MediaStore.path_of(media_uri)) if media_uri else None,
-                 str(MediaStore.path_of(captions_uri)) if captions_uri else None,
-                 None if info is None else json.dumps(info.__dict__), language or None))
+        number = register_lecture(pool, {
+            "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
+            "media_path": str(MediaStore.path_of(media_uri)) if media_uri else None,
+            "captions_path": str(MediaStore.path_of(captions_uri)) if captions_uri else None,
+            "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
+            number)
         event = ev.LectureUploaded(lecture_id=lecture_id, course_id=course_id, media_uri=media_uri,
                                    captions_uri=captions_uri, title=title, number=number,
                                    duration_s=duration, language=language or "")

@@ -26,7 +26,7 @@ from werkzeug.http import parse_content_range_header
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import VIDEO_EXTENSIONS, IngestError, Upload, ingest_lecture
+from .core import LANGUAGE, VIDEO_EXTENSIONS, IngestError, Upload, ingest_lecture, number_taken
 
 CHUNK_READ = 1024 * 1024
 
@@ -59,7 +59,7 @@ def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
                  size: int, title: str = "", number: int | None = None, language: str = "") -> dict:
     """Registers a resumable upload of ``filename`` (``size`` bytes) for ``course_id``; returns its
     status (``offset`` 0). Raises :class:`IngestError`: 404 unknown course, 415 wrong type,
-    400 bad size, 413 over the size limit."""
+    400 bad size, 413 over the size limit, 409 ``number_taken`` for a number the course already has."""
     try:
         course_id = str(uuid.UUID(course_id))
     except ValueError:
@@ -73,6 +73,8 @@ def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
                           code="unsupported_type")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")
+    if language and not LANGUAGE.fullmatch(language):
+        raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
     if size > settings.max_upload_bytes:
         raise IngestError(f"The file is larger than the {settings.max_upload_bytes // 1024**3} GB limit.",
                           status=413, code="too_large")
@@ -80,6 +82,10 @@ def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
     with pool.connection() as conn:
         if conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is None:
             raise IngestError("Unknown course.", status=404, code="not_found")
+        if number is not None and conn.execute("SELECT 1 FROM lectures WHERE course_id=%s AND number=%s",
+                                               (course_id, number)).fetchone():
+            # said before the bytes are sent; the last chunk is refused too if another lecture takes it meanwhile
+            raise number_taken(number)
         conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta) VALUES (%s,%s,%s,%s,%s)",
                      (upload_id, course_id, Path(filename).name, size,
                       json.dumps({"title": title or "", "number": number, "language": language or ""})))
