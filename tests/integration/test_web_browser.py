@@ -167,6 +167,23 @@ def test_chip_of_an_earlier_answer_brings_the_player_into_view(stack, course, br
         ctx.close()
 
 
+def test_pages_load_without_a_failed_request(stack, course, browser):
+    """Issue #12.15: no 404 (the favicon was one) or console error when the course list and a course load."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    failed, errors, icons = [], [], []
+    page.on("response", lambda r: failed.append((r.status, r.url)) if r.status >= 400 else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("requestfinished", lambda r: icons.append(r.url) if "favicon" in r.url else None)
+    for path in ("/", f"/courses/{course['id']}"):
+        page.goto(stack.base + path)
+        page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
+    ctx.close()
+    assert icons, "the browser fetched no icon"
+    assert failed == [] and errors == [], (failed, errors)
+
+
 def test_transcript_follows_playback(stack, course, page):
     page.goto(f"{stack.base}/courses/{course['id']}?lecture={course['l2']}")
     page.wait_for_selector("#transcript li")
