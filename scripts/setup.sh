@@ -47,6 +47,7 @@ apt_update() {
     fi
     sleep 2
   done
+  if [ -n "$out" ]; then printf '%s\n' "$out" >&2; fi  # warnings, e.g. a mirror that did not answer
 }
 
 apt_install() {
