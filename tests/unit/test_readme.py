@@ -16,6 +16,7 @@ from lecturecopilot.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()
 ENV_READ = re.compile(r"""os\.environ(?:\.get\(|\[)\s*["']([A-Z][A-Z0-9_]+)["']""")
+SH_READ = re.compile(r"\$\{(LC_[A-Z0-9_]+)")  # ${LC_X:-default} in the shell scripts
 
 
 def settings_rows() -> list[tuple[list[str], str]]:
@@ -47,10 +48,12 @@ def test_the_settings_table_has_a_row_for_every_settings_field():
 
 def test_variables_read_outside_settings_are_in_the_table_with_their_module():
     found = {}
-    for path in [*(ROOT / "lecturecopilot").rglob("*.py"), *(ROOT / "services").rglob("*.py")]:
-        for var in ENV_READ.findall(path.read_text()):
+    for path in [*(ROOT / "lecturecopilot").rglob("*.py"), *(ROOT / "services").rglob("*.py"),
+                 *(ROOT / "scripts").glob("*.sh")]:
+        pattern = SH_READ if path.suffix == ".sh" else ENV_READ
+        for var in pattern.findall(path.read_text()):
             found.setdefault(var, set()).add(path.relative_to(ROOT).as_posix())
-    assert "OTEL_EXPORTER_OTLP_ENDPOINT" in found and "LC_LOG_FORMAT" in found  # the scan sees them
+    assert {"OTEL_EXPORTER_OTLP_ENDPOINT", "LC_LOG_FORMAT", "LC_APT_LOCK_TIMEOUT_S"} <= set(found)  # the scan sees them
     wrong = {var: sorted(mods) for var, mods in found.items()
              if not (row := documented(var)) or not all(f"`{m}`" in row for m in mods)}
     assert wrong == {}, f"read from the environment, but no README row naming the module: {wrong}"
