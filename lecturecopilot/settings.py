@@ -82,7 +82,8 @@ class Settings(BaseSettings):
     smtp_password: str | None = None
     smtp_starttls: bool = False
     mail_from: str = "Lecture Copilot <noreply@localhost>"
-    operator_email: str | None = Field(default=None, description="Gets notices for courses without an owner's address.")
+    operator_email: str | None = Field(default=None, description="Where the contact form sends mail; also gets the "
+                                       "ready/failed notices of courses without an owner's address.")
     public_url: str = Field(default="http://127.0.0.1:8080", description="Base URL used in links inside mails.")
 
     # Web product: sessions, sign-in links, limits (see services/gateway/). Counts per day/hour are
@@ -93,7 +94,6 @@ class Settings(BaseSettings):
     session_days: float = 14.0
     login_link_minutes: float = 15.0
     admin_emails: str = Field(default="", description="Comma-separated emails that are admins when they sign in.")
-    operator_email: str | None = Field(default=None, description="Where the contact form sends mail.")
     proxy_hops: int = Field(default=0, description="Trusted reverse proxies in front of the gateway (X-Forwarded-For).")
     max_json_bytes: int = Field(default=64 * 1024, description="Largest non-upload request body.")
     max_event_streams: int = Field(default=6, description="Live progress streams (SSE) open at once in one gateway "

@@ -278,6 +278,12 @@ def create_app() -> Flask:
                  "/help", "/contact", "/admin"):
         app.add_url_rule(rule, f"page:{rule}", lambda **_: security.page(STATIC / "index.html"))
 
+    @app.get("/favicon.ico")
+    def favicon():
+        """The site icon where browsers look for it without a <link rel="icon"> (static/favicon.ico,
+        the same picture as static/favicon.svg)."""
+        return app.send_static_file("favicon.ico")
+
     @app.get("/healthz")
     def healthz():
         return {"ok": True}
