@@ -29,6 +29,7 @@ import numpy as np
 import qdrant_edge as q
 from psycopg_pool import ConnectionPool
 
+from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 
 DENSE = "dense"
@@ -173,8 +174,10 @@ class EmbeddedSearchIndex:
         self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
 
     # -- sync ---------------------------------------------------------------------------
+    @db.retry_on_disconnect
     def sync_course(self, course_id: str) -> None:
-        """Brings the shard's points of ``course_id`` in line with Postgres (ready lectures)."""
+        """Brings the shard's points of ``course_id`` in line with Postgres (ready lectures); run
+        once more if Postgres cut the connection (a lecture's load is whole or not at all)."""
         with self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT id::text AS id, number, indexed_at FROM lectures "
