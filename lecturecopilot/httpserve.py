@@ -79,6 +79,8 @@ class BoundedBody:
         """Stops reading this body: ends a read in progress and closes the connection after the
         response (shuts the socket's read side; the response can still be written)."""
         self.expired = True
+        if hasattr(self._inner, "failed"):  # gunicorn's Body: don't drain the rest, close the connection
+            self._inner.failed = True
         if self._sock is not None:
             try:
                 self._sock.shutdown(socket.SHUT_RD)
