@@ -289,24 +289,25 @@ def test_ingest_killed_while_finishing_finishes_the_upload_after_restart(stack, 
     locker.autocommit = False
     locker.execute("LOCK TABLE lectures IN EXCLUSIVE MODE")  # the finish blocks at its INSERT
     last = threading.Thread(target=lambda: _put(stack, uid, data[n // 2:], n // 2, n), daemon=True)
-    last.start()
-    with stack.db() as conn:
-        deadline, waiting = time.time() + 60, None
-        while time.time() < deadline and not waiting:
-            waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
-                                   "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
-            time.sleep(0.05)
-        assert waiting, "the finish never reached the lectures table"
-        assert conn.execute("SELECT state FROM uploads WHERE id=%s", (uid,)).fetchone()[0] == "finishing"
-        os.killpg(int(pidfile.read_text()), signal.SIGKILL)  # ingest dies mid-finish
-        for (pid,) in waiting:  # its statement dies with it (Postgres would finish it once unblocked)
-            conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
-    locker.rollback()
-    locker.close()
-    last.join(30)
-    with stack.db() as conn:
-        assert conn.execute("SELECT count(*) FROM lectures WHERE course_id=%s", (course,)).fetchone()[0] == 0
-    stack_mod.up(stack.settings, quiet=True)  # the new ingest's first sweep finishes the upload
+    try:
+        last.start()
+        with stack.db() as conn:
+            deadline, waiting = time.time() + 60, None
+            while time.time() < deadline and not waiting:
+                waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
+                                       "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
+                time.sleep(0.05)
+            assert waiting, "the finish never reached the lectures table"
+            assert conn.execute("SELECT state FROM uploads WHERE id=%s", (uid,)).fetchone()[0] == "finishing"
+            os.killpg(int(pidfile.read_text()), signal.SIGKILL)  # ingest dies mid-finish
+            for (pid,) in waiting:  # its statement dies with it (Postgres would finish it once unblocked)
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            assert conn.execute("SELECT count(*) FROM lectures WHERE course_id=%s", (course,)).fetchone()[0] == 0
+    finally:
+        locker.rollback()
+        locker.close()
+        last.join(30)
+        stack_mod.up(stack.settings, quiet=True)  # the new ingest's first sweep finishes the upload
     deadline = time.time() + 60
     with stack.db() as conn:
         while time.time() < deadline:
