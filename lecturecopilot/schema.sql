@@ -160,7 +160,7 @@ CREATE TABLE IF NOT EXISTS uploads (
 -- who started it (per-person cap) and when a chunk last arrived (idle expiry, LC_UPLOAD_IDLE_S)
 ALTER TABLE uploads ADD COLUMN IF NOT EXISTS owner text;
 ALTER TABLE uploads ADD COLUMN IF NOT EXISTS active_at timestamptz NOT NULL DEFAULT now();
-CREATE INDEX IF NOT EXISTS uploads_open ON uploads (state, active_at) WHERE state IN ('receiving', 'finishing');
+CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state, active_at);
 
 -- web product: accounts, sessions, sign-in links, role requests, course visibility, rate limits
 CREATE TABLE IF NOT EXISTS users (

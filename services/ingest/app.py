@@ -5,8 +5,12 @@
 JSON error.
 
 Resumable: ``POST /v1/courses/<course_id>/uploads`` (JSON ``filename``, ``size``, ``title``,
-``number``) → 201 status; ``PUT /v1/uploads/<id>`` with ``Content-Range: bytes a-b/size`` per chunk
-→ 200 status (202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset.
+``number``; headers ``X-LC-Owner``: who starts it, ``X-LC-Owner-Role``: ``admin`` is not capped) →
+201 status; ``PUT /v1/uploads/<id>`` with ``Content-Range: bytes a-b/size`` per chunk → 200 status
+(202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset. A thread sweeps
+uploads (expiry, interrupted finishes) at start and every few seconds (``resumable.sweep``).
+Request bodies are bounded in time (``httpserve.bounded_bodies``), a little beyond the gateway's
+bounds so that the gateway, which faces the client, is the one that drops a slow upload.
 ``POST /v1/lectures/<id>/retry`` → 202 (a failed lecture re-queued), 404, 409.
 ``DELETE /v1/lectures/<id>`` and ``DELETE /v1/courses/<id>`` → 204: rows and media removed.
 """

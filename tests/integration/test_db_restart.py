@@ -83,3 +83,57 @@ def test_terminated_connections_fail_no_request(stack):
     # and right after, everything answers as before
     r = requests.post(f"{base}/api/courses/{course}/ask", json={"question": "What is the heap property?"}, timeout=60)
     assert r.status_code == 200 and not r.json()["declined"], r.text
+
+
+def test_work_cut_mid_statement_runs_once_more_on_a_new_connection(stack):
+    """The retry itself (db.retry_on_disconnect): a read whose backend is terminated while it runs
+    succeeds on a new connection; a second loss, and any other error, is raised."""
+    import psycopg
+
+    from lecturecopilot import db
+
+    pool = db.make_pool(stack.settings, max_size=2)
+    backends: list[int] = []
+
+    def terminate_sleepers(times: int) -> None:
+        with stack.db() as conn:
+            for _ in range(times):
+                deadline = time.time() + 10
+                while time.time() < deadline and not conn.execute(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname=current_database() "
+                        "AND query LIKE 'SELECT pg_sleep(1.5)%%' AND state='active'").fetchone()[0]:
+                    time.sleep(0.05)
+
+    @db.retry_on_disconnect
+    def slow_read() -> int:
+        with pool.connection() as conn:
+            backends.append(conn.info.backend_pid)
+            return conn.execute("SELECT pg_sleep(1.5), 42 AS answer").fetchone()["answer"]
+
+    try:
+        killer = threading.Thread(target=terminate_sleepers, args=(1,))
+        killer.start()
+        assert slow_read() == 42
+        killer.join()
+        assert len(backends) == 2 and backends[0] != backends[1]
+        backends.clear()
+        killer = threading.Thread(target=terminate_sleepers, args=(2,))
+        killer.start()
+        with pytest.raises(psycopg.errors.AdminShutdown):
+            slow_read()
+        killer.join()
+        assert len(backends) == 2
+
+        @db.retry_on_disconnect
+        def timed_out() -> None:
+            backends.append(0)
+            with pool.connection() as conn:
+                conn.execute("SET statement_timeout = 50")
+                conn.execute("SELECT pg_sleep(1)")
+
+        backends.clear()
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            timed_out()
+        assert backends == [0]  # not a lost connection: not run again
+    finally:
+        pool.close()
