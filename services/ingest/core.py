@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -53,7 +54,22 @@ class Upload:
     path: Path | None = None
 
 
+def no_room() -> IngestError:
+    """The error for a media store that ran out of space (507)."""
+    return IngestError("The server ran out of room for uploads; try again later or tell the operator.",
+                       status=507, code="insufficient_storage")
+
+
 def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
+    try:
+        return _save_to(upload, dst, max_bytes)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise no_room() from None
+        raise
+
+
+def _save_to(upload: Upload, dst: Path, max_bytes: int) -> int:
     if upload.path is not None:  # a hard link: no second copy of a 2 GB file (same file system)
         dst.unlink(missing_ok=True)
         try:

@@ -11,8 +11,9 @@ An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``
    (507). Nothing is accepted for another name or size afterwards.
 2. :func:`put_chunk` appends one chunk ``bytes first-last/size``. A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
-   to resume. One writer per upload: the chunk is written under an exclusive ``flock`` of the
-   ``.part`` file; no database connection or transaction is held while the bytes stream. A chunk
+   to resume. One writer per upload: the chunk is written under an exclusive lock of the
+   ``.part`` file (:func:`_locked_part`); no database connection or transaction is held while the
+   bytes stream. A chunk
    that does not arrive whole (cut off, too short or long, past its time bound) is discarded: the
    offset stays where it was.
 3. When the offset reaches the size, the upload turns ``finishing`` and the file goes through
@@ -32,11 +33,13 @@ An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
 import os
 import shutil
+import threading
 import time
 import uuid
 from contextlib import contextmanager
@@ -52,7 +55,7 @@ from lecturecopilot.httpserve import BodyTimeout
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .core import IngestError, Upload, check_upload, ingest_lecture, no_room, publish_uploaded, uploaded_event
 
 log = logging.getLogger(__name__)
 
@@ -86,21 +89,37 @@ def _part_path(store: MediaStore, upload_id: str) -> Path:
     return d / f"{upload_id}.part"
 
 
+_held_here: set[str] = set()  # uploads locked by this process (see _locked_part)
+_held_guard = threading.Lock()
+
+
 @contextmanager
 def _locked_part(store: MediaStore, upload_id: str) -> Iterator[BinaryIO | None]:
-    """The upload's ``.part`` file, open for writing and exclusively locked (``flock``) while the
-    block runs; None when there is no such file. Raises :class:`_Busy` when another holds it."""
+    """The upload's ``.part`` file, open for writing and exclusively locked while the block runs;
+    None when there is no such file. Raises :class:`_Busy` when another holds it. The lock is an
+    ``flock`` of the file (between processes, also on another host of a shared store: NFS and
+    CephFS lock it for every client; the kernel drops it when its process dies) plus a set of the
+    uploads this process holds (between its threads: on NFS an ``flock`` is a POSIX lock, which
+    one process's threads share)."""
+    with _held_guard:
+        if upload_id in _held_here:
+            raise _Busy
+        _held_here.add(upload_id)
     try:
-        fd = os.open(_part_path(store, upload_id), os.O_RDWR)
-    except FileNotFoundError:
-        yield None
-        return
-    with os.fdopen(fd, "r+b") as f:  # closing releases the lock
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise _Busy from None
-        yield f
+            fd = os.open(_part_path(store, upload_id), os.O_RDWR)
+        except FileNotFoundError:
+            yield None
+            return
+        with os.fdopen(fd, "r+b") as f:  # closing releases the lock
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise _Busy from None
+            yield f
+    finally:
+        with _held_guard:
+            _held_here.discard(upload_id)
 
 
 @retry_on_disconnect
@@ -321,6 +340,12 @@ def _receive(f: BinaryIO, stream: BinaryIO, offset: int, want: int) -> int:
         f.truncate(offset)
         raise IngestError(f"{e.description} The chunk was discarded; send it again from byte {offset} (smaller "
                           "chunks on a slow connection).", status=408, code="chunk_timeout") from None
+    except OSError as e:
+        f.truncate(offset)
+        if e.errno == errno.ENOSPC:
+            raise no_room() from None
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {offset}.",
+                          code="incomplete_chunk") from None
     except Exception:
         f.truncate(offset)
         raise IngestError(f"The chunk was cut off before its end; send it again from byte {offset}.",
