@@ -30,15 +30,17 @@ class TextError(ValueError):
         self.code = f"invalid_{field}"
 
 
-def _refused(c: str, keep: frozenset = frozenset()) -> bool:
+def refused(c: str, *, multiline: bool = False) -> bool:
+    """True for a character no text people send may hold (see the module docstring);
+    ``multiline`` keeps tab, line feed and carriage return."""
     if c in BIDI_CONTROLS:
         return True
     cat = unicodedata.category(c)
-    return cat == "Cs" or (cat == "Cc" and c not in keep)
+    return cat == "Cs" or (cat == "Cc" and not (multiline and c in LINE_CONTROLS))
 
 
-def _check_chars(text: str, field: str, what: str, keep: frozenset = frozenset()) -> None:
-    if any(_refused(c, keep) for c in text):
+def _check_chars(text: str, field: str, what: str, multiline: bool = False) -> None:
+    if any(refused(c, multiline=multiline) for c in text):
         raise TextError(field, f"{what} contains characters that are not allowed (control characters, "
                                "unpaired surrogates or text-direction controls).")
 
@@ -55,7 +57,7 @@ def check_text(value, field: str, max_chars: int, *, multiline: bool = False) ->
     if not isinstance(value, str) or not value.strip():
         raise TextError(field, f"{what} must be a non-empty string.")
     cleaned = value.strip() if multiline else " ".join(value.split())
-    _check_chars(cleaned, field, what, LINE_CONTROLS if multiline else frozenset())
+    _check_chars(cleaned, field, what, multiline)
     if len(cleaned) > max_chars:
         raise TextError(field, f"{what} must be at most {max_chars} characters.")
     return cleaned
