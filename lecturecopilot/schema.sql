@@ -152,11 +152,15 @@ CREATE TABLE IF NOT EXISTS uploads (
   filename text NOT NULL,
   size bigint NOT NULL,
   meta jsonb,
-  state text NOT NULL DEFAULT 'receiving',   -- receiving | queued | refused
+  state text NOT NULL DEFAULT 'receiving',   -- receiving | finishing | queued | refused | expired
   lecture_id uuid,
   error text,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+-- who started it (per-person cap) and when a chunk last arrived (idle expiry, LC_UPLOAD_IDLE_S)
+ALTER TABLE uploads ADD COLUMN IF NOT EXISTS owner text;
+ALTER TABLE uploads ADD COLUMN IF NOT EXISTS active_at timestamptz NOT NULL DEFAULT now();
+CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state, active_at);
 
 -- web product: accounts, sessions, sign-in links, role requests, course visibility, rate limits
 CREATE TABLE IF NOT EXISTS users (

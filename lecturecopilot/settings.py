@@ -58,6 +58,22 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 2 * 1024**3
     max_duration_s: float = 2 * 3600.0
 
+    # Uploads (services/ingest/resumable.py, the gateway's relays): limits on what waits and what crawls.
+    upload_idle_s: float = Field(default=600.0, description="A resumable upload with no chunk for this long "
+                                 "expires and its bytes are removed (each chunk restarts the clock).")
+    uploads_open_max: int = Field(default=3, description="Resumable uploads one person may have open at once "
+                                  "(admins are not limited).")
+    upload_disk_reserve_bytes: int = Field(default=2 * 1024**3, description="Free space a new upload must leave "
+                                           "in the media store beyond what open uploads still expect.")
+    upload_chunk_timeout_s: float = Field(default=300.0, description="Longest a chunk PUT's body may take "
+                                          "to arrive; a slower chunk is dropped, its bytes discarded.")
+    upload_timeout_s: float = Field(default=3600.0, description="Longest a multipart upload's body may take.")
+    upload_stall_s: float = Field(default=30.0, description="An upload body that sends nothing for this long "
+                                  "is dropped.")
+    upload_relays_max: int = Field(default=6, description="Upload bodies one gateway process relays at once "
+                                   "(each holds one of its 16 threads); beyond: 503 with Retry-After.")
+    body_timeout_s: float = Field(default=10.0, description="Longest any other request body may take to arrive.")
+
     gate_threshold: float = Field(default=0.80, description="Relevance gate: window cosine + weight x coverage must reach this.")
     gate_coverage_weight: float = 0.5
 

@@ -25,6 +25,7 @@ from nats.js.api import ConsumerConfig
 from psycopg_pool import ConnectionPool
 
 from . import bus, telemetry
+from .db import retry_on_disconnect
 from .events.v1 import events_pb2
 from .settings import Settings
 
@@ -64,9 +65,11 @@ class Stage:
     records_stage: bool = True  # False for side consumers (notices) that must not touch lectures.stage
 
 
+@retry_on_disconnect
 def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str = "processing",
               progress: float = 0.0, error: str | None = None) -> None:
-    """Records a lecture's stage in Postgres (the durable state the API shows)."""
+    """Records a lecture's stage in Postgres (the durable state the API shows); once more on a new
+    connection if Postgres cut this one."""
     with pool.connection() as conn:
         conn.execute(
             "UPDATE lectures SET stage=%s, status=%s, progress=%s, error=%s, updated_at=now() WHERE id=%s",
@@ -74,6 +77,7 @@ def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str 
         )
 
 
+@retry_on_disconnect
 def _lecture_exists(pool: ConnectionPool, lecture_id: str) -> bool:
     with pool.connection() as conn:
         return conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is not None

@@ -30,6 +30,7 @@ import numpy as np
 import qdrant_edge as q
 from psycopg_pool import ConnectionPool
 
+from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 
 DENSE = "dense"
@@ -178,10 +179,12 @@ class EmbeddedSearchIndex:
         self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
 
     # -- sync ---------------------------------------------------------------------------
+    @db.retry_on_disconnect
     def sync_course(self, course_id: str) -> None:
         """Brings the shard's points of ``course_id`` in line with Postgres (ready lectures): a
         lecture indexed anew (``indexed_at``) is reloaded, a deleted one dropped, and every lecture's
-        current number is taken (a renumber changes no point, only the labels of hits)."""
+        current number is taken (a renumber changes no point, only the labels of hits). Runs once
+        more if Postgres cut the connection (a lecture's load is whole or not at all)."""
         with self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT id::text AS id, number, indexed_at FROM lectures "

@@ -13,6 +13,7 @@ and contact messages are rate-limited (``limits.py``).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -20,6 +21,7 @@ import queue
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
@@ -27,13 +29,14 @@ from types import SimpleNamespace
 from typing import Callable
 
 import grpc
+import psycopg
 import requests
 import psycopg
 from flask import Flask, Response, current_app, g, jsonify, request, send_file, session, stream_with_context
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from lecturecopilot import db, telemetry
+from lecturecopilot import db, httpserve, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
@@ -75,6 +78,21 @@ FIRST_EVENT_WAIT_S = 0.5  # how long a streamed ask waits for ask's first event 
 KEEPALIVE_S = 1.0  # SSE comment interval while ask is still working
 
 
+UPLOAD_ENDPOINTS = ("upload_lecture", "resumable_upload_chunk")  # their bodies stream to ingest
+RETRIED_POSTS = ("ask_question", "search")  # before ask they only read (and count a question, rolled back on loss)
+
+
+def _retry_on_disconnect(view, always: bool):
+    """``view`` run once more when its connection to Postgres was lost (``db.retry_on_disconnect``),
+    for the idempotent requests (GET, HEAD, OPTIONS) and, with ``always``, any."""
+    retrying = db.retry_on_disconnect(view)
+
+    @functools.wraps(view)
+    def run(**kw):
+        return retrying(**kw) if always or request.method in security.SAFE_METHODS else view(**kw)
+    return run
+
+
 def _finite(text: str) -> float:
     """``json.loads``' float parser that refuses numbers out of a double's range (``1e400`` → inf)."""
     value = float(text)
@@ -102,6 +120,9 @@ def create_app() -> Flask:
     ask = ask_pb2_grpc.AskServiceStub(channel)
     app = Flask("gateway", static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
+    # every request body is bounded in time (httpserve); uploads get their own bounds in authenticate()
+    app.wsgi_app = httpserve.bounded_bodies(app.wsgi_app, timeout_s=settings.body_timeout_s,
+                                            stall_s=min(settings.body_timeout_s, settings.upload_stall_s))
     if tracing:
         from opentelemetry.instrumentation.flask import FlaskInstrumentor
 
@@ -133,6 +154,12 @@ def create_app() -> Flask:
         # keep Werkzeug's own headers: Content-Range on a 416, Allow on a 405 (not its HTML Content-Type)
         return body, status, [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
 
+    @app.errorhandler(psycopg.OperationalError)
+    def db_down(e: psycopg.OperationalError):
+        log.warning("database unavailable: %s", e)
+        return error(503, "database_unavailable", "The database is not reachable; try again shortly.") + (
+            {"Retry-After": "5"},)
+
     @app.errorhandler(Exception)
     def internal_error(e: Exception):
         log.exception("unhandled error")
@@ -140,22 +167,25 @@ def create_app() -> Flask:
 
     @app.before_request
     def authenticate():
-        if request.endpoint not in ("upload_lecture", "resumable_upload_chunk"):  # uploads stream to ingest; the rest is small
+        if request.endpoint not in UPLOAD_ENDPOINTS:  # uploads stream to ingest; the rest is small
             request.max_content_length = settings.max_json_bytes
             if (request.content_length or 0) > settings.max_json_bytes:
                 raise ApiError(413, "request_entity_too_large",
                                f"The request body is larger than {settings.max_json_bytes} bytes.")
+        else:
+            httpserve.set_body_limits(request.environ, stall_s=settings.upload_stall_s, timeout_s=(
+                settings.upload_timeout_s if request.endpoint == "upload_lecture" else settings.upload_chunk_timeout_s))
         g.via, g.csrf = None, None
         header = request.headers.get("Authorization")
         if header:
-            g.principal = principal_for(pool, settings.admin_token, header)
+            g.principal = db.retry_on_disconnect(principal_for)(pool, settings.admin_token, header)
             if g.principal is None:
                 raise ApiError(401, "unauthorized", "The token is not valid.")
             g.via = "token"  # bearer requests carry no ambient authority: no CSRF check
             return
         g.principal = None
         if "sid" in session:
-            found = accounts.session_principal(pool, session.get("sid"))
+            found = db.retry_on_disconnect(accounts.session_principal)(pool, session.get("sid"))
             if found is not None:
                 g.principal, g.csrf = found
                 g.via = "session"
@@ -177,7 +207,7 @@ def create_app() -> Flask:
     def limited(checks: list[tuple[str, int, int]], what: str) -> limits.Use:
         """Counts one use of each limit (see limits.hit_all); 429 with ``Retry-After`` beyond one.
         Returns the use, for ``limits.refund`` when the request is refused after all."""
-        use, retry = limits.hit_all(pool, checks)
+        use, retry = db.retry_on_disconnect(limits.hit_all)(pool, checks)
         if use is None:
             raise ApiError(429, "rate_limited", f"Too many {what}; try again in {retry // 60 + 1} minutes.",
                            headers={"Retry-After": str(retry)})
@@ -221,6 +251,7 @@ def create_app() -> Flask:
         p = g.principal
         return bool(p and (p.role == "admin" or (p.role == "instructor" and p.email.lower() == (c["owner_email"] or "").lower())))
 
+    @db.retry_on_disconnect
     def course_row(course_id: str, *, manage: bool = False) -> dict:
         """The course if this request may see it (else 404, also for a private course it may not
         see); with ``manage``, 401 anonymous, 403 unless admin or the owning instructor."""
@@ -237,6 +268,7 @@ def create_app() -> Flask:
                 raise ApiError(403, "forbidden", "Only the course's instructor or an admin can do this.")
         return row
 
+    @db.retry_on_disconnect
     def lecture_row(lecture_id: str, *, manage: bool = False) -> dict:
         """The lecture if its course may be seen (404 otherwise); ``manage`` as in course_row."""
         lid = _uuid(lecture_id, "lecture")
@@ -385,29 +417,51 @@ def create_app() -> Flask:
             conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (c["id"], email))
         return Response(status=204)
 
+    # Upload bodies stream through to ingest, each holding a thread while it arrives: at most
+    # upload_relays_max at once (plain requests always find a thread), each bounded in time
+    # (authenticate() sets the bounds). A refused upload's body is not read: the connection closes.
+    relay_slots = threading.BoundedSemaphore(settings.upload_relays_max)
+
+    @app.after_request
+    def drop_refused_upload(resp: Response) -> Response:
+        if request.endpoint in UPLOAD_ENDPOINTS and resp.status_code >= 400:
+            httpserve.drop_body(request.environ)
+        return resp
+
+    def relay_upload(method: str, path: str, headers: dict, timeout_s: float) -> Response:
+        """Streams this request's body to ``method path`` on ingest and answers with ingest's
+        answer; 503 ``uploads_busy`` (Retry-After) when upload_relays_max bodies are streaming."""
+        if not relay_slots.acquire(blocking=False):
+            raise ApiError(503, "uploads_busy", "The server is receiving as many uploads as it can; try again in a "
+                           "moment.", headers={"Retry-After": "10"})
+        try:
+            return relay_ingest(method, path, timeout_s=timeout_s, headers=headers,
+                                data=iter(lambda: request.stream.read(1024 * 1024), b""))
+        finally:
+            relay_slots.release()
+
     @app.post("/api/courses/<course_id>/lectures")
     def upload_lecture(course_id: str):
         c = course_row(course_id, manage=True)
         # streamed to ingest chunked (no copy of the body in the gateway)
-        headers = {"Content-Type": request.headers.get("Content-Type", "")}
-        try:
-            resp = requests.post(f"{settings.ingest_url}/v1/courses/{c['id']}/lectures", data=iter(lambda: request.stream.read(1024 * 1024), b""),
-                                 headers=headers, timeout=3600)
-        except requests.RequestException:
-            raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
-        return Response(resp.content, status=resp.status_code, content_type="application/json")
+        return relay_upload("POST", f"/v1/courses/{c['id']}/lectures", {"Content-Type": request.headers.get(
+            "Content-Type", "")}, settings.upload_timeout_s + 60)
 
     # -- resumable uploads: Content-Range chunks, relayed to ingest (services/ingest/resumable.py)
-    def relay_ingest(method: str, path: str, **kw) -> Response:
-        resp = ingest_call(method, path, timeout_s=3600, **kw)
-        return Response(resp.content, status=resp.status_code, content_type="application/json")
+    def relay_ingest(method: str, path: str, *, timeout_s: float = 3600, **kw) -> Response:
+        resp = ingest_call(method, path, timeout_s=timeout_s, **kw)
+        keep = {k: resp.headers[k] for k in ("Retry-After",) if k in resp.headers}
+        return Response(resp.content, status=resp.status_code, content_type="application/json", headers=keep)
 
     @app.post("/api/courses/<course_id>/uploads")
     @accepts(schemas.UploadStart)
     def start_resumable_upload(course_id: str):
         c = course_row(course_id, manage=True)
-        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body().model_dump(exclude_none=True))
+        who = g.principal  # who starts it: ingest caps open uploads per person (not for admins)
+        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body().model_dump(exclude_none=True), timeout_s=60,
+                            headers={"X-LC-Owner": who.email.lower(), "X-LC-Owner-Role": who.role})
 
+    @db.retry_on_disconnect
     def upload_of_managed_course(upload_id: str) -> str:
         """The upload's id when this request may manage its course (404 for an unknown upload or
         one of a course it may not see; 403 when it may see but not manage it)."""
@@ -422,13 +476,13 @@ def create_app() -> Flask:
 
     @app.get("/api/uploads/<upload_id>")
     def resumable_upload_status(upload_id: str):
-        return relay_ingest("GET", f"/v1/uploads/{upload_of_managed_course(upload_id)}")
+        return relay_ingest("GET", f"/v1/uploads/{upload_of_managed_course(upload_id)}", timeout_s=300)
 
     @app.put("/api/uploads/<upload_id>")
     def resumable_upload_chunk(upload_id: str):
-        return relay_ingest("PUT", f"/v1/uploads/{upload_of_managed_course(upload_id)}",
-                            data=iter(lambda: request.stream.read(1024 * 1024), b""),
-                            headers={"Content-Range": request.headers.get("Content-Range", "")})
+        return relay_upload("PUT", f"/v1/uploads/{upload_of_managed_course(upload_id)}",
+                            {"Content-Range": request.headers.get("Content-Range", "")},
+                            settings.upload_chunk_timeout_s + 300)
 
     @app.get("/api/lectures/<lecture_id>")
     def get_lecture(lecture_id: str):
@@ -519,15 +573,18 @@ def create_app() -> Flask:
         lid = r["id"]
         release = take_stream_slot()
 
+        @db.retry_on_disconnect
+        def poll() -> dict | None:
+            with pool.connection() as conn:
+                return conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s", (lid,)).fetchone()
+
         def stream():
             try:
                 yield "retry: 3000\n\n"
                 last, last_sent = None, time.time()
                 deadline = time.time() + settings.event_stream_max_s
                 while time.time() < deadline:
-                    with pool.connection() as conn:
-                        row = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
-                                           (lid,)).fetchone()
+                    row = poll()
                     if row is None:
                         yield f"event: deleted\ndata: {json.dumps({'lecture_id': str(lid)})}\n\n"
                         return
@@ -866,5 +923,7 @@ def create_app() -> Flask:
                               ask=ask, grpc_error=grpc_error)
     quiz_routes.install(app, pool, helpers, ApiError, settings)
     insights.install(app, pool, helpers, ApiError, settings)
+    for endpoint, view in list(app.view_functions.items()):  # a lost connection costs no idempotent request
+        app.view_functions[endpoint] = _retry_on_disconnect(view, endpoint in RETRIED_POSTS)
 
     return app

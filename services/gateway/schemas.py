@@ -21,6 +21,8 @@ from typing import Annotated, Any, Callable, ClassVar, Literal, get_args
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
 
+from lecturecopilot.text import refused
+
 MAX_NUMBER = 9999  # lecture numbers: 0..9999 (as the multipart upload's 'number')
 MAX_UPLOAD_SIZE = 2**63 - 1  # a Postgres bigint; the configured limit (413) is ingest's check
 MAX_CITE_S = 86400.0  # a citation lies inside its lecture (at most 2 h; the store checks the lecture's end)
@@ -35,23 +37,19 @@ class BodyError(ValueError):
         self.code, self.message, self.field = code, message, field
 
 
-def _bad_char(c: str) -> bool:
-    o = ord(c)
-    return o == 0 or 0xD800 <= o <= 0xDFFF or 0x202A <= o <= 0x202E or 0x2066 <= o <= 0x2069
-
-
 def clean_text(value: str, max_chars: int, *, multiline: bool = False, required: bool = True) -> str | None:
     """``value`` stripped (``multiline``: ends only; else every run of whitespace made one space).
 
-    Raises PydanticCustomError when it holds characters no store can keep (NUL, unpaired UTF-16
-    surrogates) or that make shown text read other than it is (bidirectional embedding, override
-    and isolate controls U+202A–202E, U+2066–2069: "Trojan Source", CVE-2021-42574), when it is
-    longer than ``max_chars`` characters, or empty while ``required``. Returns None for an empty
+    Raises PydanticCustomError when it holds a character :func:`lecturecopilot.text.refused` refuses
+    (the one character rule of every service: control characters but a multi-line text's line breaks,
+    unpaired UTF-16 surrogates, bidirectional embedding, override and isolate controls: "Trojan
+    Source", CVE-2021-42574), when it is longer than ``max_chars`` characters, or empty while
+    ``required``. Returns None for an empty
     optional text."""
-    if any(_bad_char(c) for c in value):
-        raise PydanticCustomError("text_chars", "contains characters that are not allowed (NUL, unpaired surrogates "
-                                                "or text-direction controls)")
-    value = value.strip() if multiline else " ".join(value.split())
+    value = value.strip() if multiline else " ".join(value.split())  # line breaks of a one-line field are spaces
+    if any(refused(c, multiline=multiline) for c in value):
+        raise PydanticCustomError("text_chars", "contains characters that are not allowed (control characters, "
+                                                "unpaired surrogates or text-direction controls)")
     if not value:
         if required:
             raise PydanticCustomError("text_empty", "must be a non-empty string")
