@@ -21,7 +21,7 @@ from lecturecopilot.storage import MediaStore
 
 log = logging.getLogger(__name__)
 
-VIDEO_EXTENSIONS = {".mp4", ".mov", ".webm", ".m4v", ".mkv"}
+VIDEO_EXTENSIONS = set(media.VIDEO_EXTENSIONS)  # the containers of media.CONTAINERS (README, upload form)
 CAPTION_EXTENSIONS = {".vtt", ".srt"}
 CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last cue held on screen)
 
@@ -78,10 +78,10 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
         if conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is None:
             raise IngestError("Unknown course.", status=404, code="not_found")
     if video is None and captions is None:
-        raise IngestError("Send a 'video' file (MP4, MOV or WebM) and/or a 'captions' file (WebVTT or SRT).",
+        raise IngestError(f"Send a 'video' file ({media.CONTAINERS_LABEL}) and/or a 'captions' file (WebVTT or SRT).",
                           code="missing_file")
     if video is not None and Path(video.filename).suffix.lower() not in VIDEO_EXTENSIONS:
-        raise IngestError(f"{video.filename!r} is not a supported video type (MP4, MOV, WebM).", status=415,
+        raise IngestError(f"{video.filename!r} is not a supported video type ({media.CONTAINERS_LABEL}).", status=415,
                           code="unsupported_type")
     if captions is not None and Path(captions.filename).suffix.lower() not in CAPTION_EXTENSIONS:
         raise IngestError(f"{captions.filename!r} is not a WebVTT (.vtt) or SRT (.srt) file.", status=415,

@@ -23,6 +23,7 @@ from typing import BinaryIO, Callable
 from psycopg_pool import ConnectionPool
 from werkzeug.http import parse_content_range_header
 
+from lecturecopilot import media
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
@@ -69,7 +70,7 @@ def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
         raise IngestError("'filename' must be a plain file name (at most 255 characters, no control characters "
                           "or slashes).", code="invalid_filename")
     if Path(filename).suffix.lower() not in VIDEO_EXTENSIONS:
-        raise IngestError(f"{filename!r} is not a supported video type (MP4, MOV, WebM).", status=415,
+        raise IngestError(f"{filename!r} is not a supported video type ({media.CONTAINERS_LABEL}).", status=415,
                           code="unsupported_type")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")

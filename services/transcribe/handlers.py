@@ -46,7 +46,7 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
             info = media.probe(video_path)
             workdir = video_path.parent
             words = core.transcribe_media(
-                video_path, model_name=settings.whisper_model, language=event.language or None,
+                video_path, info=info, model_name=settings.whisper_model, language=event.language or None,
                 duration_s=info.duration_s, progress=ctx.progress, workdir=workdir,
                 compute_type=settings.whisper_compute_type, threads=settings.whisper_threads)
             source = f"asr:{settings.whisper_model}"
@@ -108,13 +108,13 @@ def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
     found: list[slides_mod.Slide] = []
     path = Path(row["media_path"]) if row and row["media_path"] else None
     if path is not None and path.exists():
-        info = media.probe(path)
-        if info.video_codec is not None:
-            try:
-                found = slides_mod.detect_slides(path, duration_s=info.duration_s or row["duration_s"] or 0.0,
-                                                 progress=ctx.progress)
-            except RuntimeError as e:
-                log.warning("slides of %s not read: %s", ctx.lecture_id, e)
+        try:
+            info = media.probe(path)
+            if info.video_codec is not None:
+                found = slides_mod.detect_slides(path, info=info, progress=ctx.progress,
+                                                 duration_s=info.duration_s or row["duration_s"] or 0.0)
+        except (media.MediaError, RuntimeError) as e:
+            log.warning("slides of %s not read: %s", ctx.lecture_id, e)
     with ctx.pool.connection() as conn, conn.transaction():
         conn.execute("DELETE FROM slides WHERE lecture_id=%s", (ctx.lecture_id,))
         with conn.cursor() as cur:
