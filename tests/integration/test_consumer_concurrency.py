@@ -17,13 +17,13 @@ VTT = (b"WEBVTT\n\n00:01.000 --> 00:08.000\nCounting sort is a linear time sorti
 
 
 def test_two_lectures_slide_steps_run_at_the_same_time_in_one_worker(stack, synth_video, tmp_path):
-    """Two lectures with captions (transcription is instant) and a video four times the synthetic
+    """Two lectures with captions (transcription is instant) and a video six times the synthetic
     lecture's length (slide reading takes seconds): both are seen at stage ``slides`` at once.
     With one message at a time per consumer the second waits at ``transcribing`` until the first
     one's slides are read, so this never happens."""
     res, _ = synth_video
     long = tmp_path / "long.mp4"
-    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-stream_loop", "3", "-i", str(res.path),
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-stream_loop", "5", "-i", str(res.path),
                     "-c", "copy", str(long)], check=True)
     pids = list((stack.settings.data_dir / "run").glob("transcribe*.pid"))
     assert len(pids) == 1, pids  # one worker process does both
