@@ -34,6 +34,12 @@ class Settings(BaseSettings):
     ack_wait_s: float = Field(default=60.0, description="JetStream ack wait; long stages send in-progress acks.")
     stream_replicas: int = Field(default=1, description="JetStream stream replicas (3 on a 3-node NATS cluster).")
     graceful_timeout_s: float = Field(default=15.0, description="On SIGTERM a worker waits this long for the message in flight.")
+    # messages of one consumer a worker process runs at once (different lectures side by side,
+    # so a short lecture does not queue behind a long one's stage); see lecturecopilot/worker.py
+    transcribe_concurrency: int = Field(default=2, ge=1, description="Transcriptions at once per transcribe process.")
+    slides_concurrency: int = Field(default=2, ge=1, description="Slide readings at once per transcribe process.")
+    webcopy_concurrency: int = Field(default=2, ge=1, description="Web copies at once per transcribe process.")
+    index_concurrency: int = Field(default=2, ge=1, description="Indexings at once per index process.")
 
     whisper_model: str = Field(default="base", description="'tiny.en' or 'base' (packaged), or any faster-whisper name/path.")
     whisper_compute_type: str = "int8"

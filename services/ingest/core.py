@@ -26,7 +26,7 @@ from lecturecopilot.text import TextError, check_filename, check_text
 
 log = logging.getLogger(__name__)
 
-VIDEO_EXTENSIONS = {".mp4", ".mov", ".webm", ".m4v", ".mkv"}
+VIDEO_EXTENSIONS = set(media.VIDEO_EXTENSIONS)  # the containers of media.CONTAINERS (README, upload form)
 CAPTION_EXTENSIONS = {".vtt", ".srt"}
 MAX_TITLE_CHARS = 200
 LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}")  # a language tag: 'en', 'pt-BR', 'yue'
@@ -154,14 +154,14 @@ def check_upload(*, pool: ConnectionPool, course_id: str, title, number: int | N
                  captions_name: str | None, language: str = "") -> tuple[str, str, str | None, str | None]:
     """Every check an upload's declared metadata must pass, made before any byte is kept (at the
     start of a resumable upload too): the course exists, the file names are plain and of an
-    accepted type, the title is allowed, the language is a language tag, the number is free. Returns ``(course_id, title,
-    video_name, captions_name)`` cleaned. Raises :class:`IngestError` (404, 400, 415, 409)."""
+    accepted type, the title is allowed, the language is a language tag, the number is free.
+    Returns ``(course_id, title, video_name, captions_name)`` cleaned. Raises :class:`IngestError` (404, 400, 415, 409)."""
     course_id = course_uuid(course_id)
     if video_name is None and captions_name is None:
-        raise IngestError("Send a 'video' file (MP4, MOV or WebM) and/or a 'captions' file (WebVTT or SRT).",
+        raise IngestError(f"Send a 'video' file ({media.CONTAINERS_LABEL}) and/or a 'captions' file (WebVTT or SRT).",
                           code="missing_file")
     if video_name is not None:
-        video_name = check_name(video_name, VIDEO_EXTENSIONS, "a supported video type (MP4, MOV, WebM)")
+        video_name = check_name(video_name, VIDEO_EXTENSIONS, f"a supported video type ({media.CONTAINERS_LABEL})")
     if captions_name is not None:
         captions_name = check_name(captions_name, CAPTION_EXTENSIONS, "a WebVTT (.vtt) or SRT (.srt) file")
     title = check_title(title, video_name or captions_name)

@@ -50,6 +50,7 @@ from typing import BinaryIO, Callable, Iterator
 from psycopg_pool import ConnectionPool
 from werkzeug.http import parse_content_range_header
 
+from lecturecopilot import media
 from lecturecopilot.db import retry_on_disconnect
 from lecturecopilot.httpserve import BodyTimeout
 from lecturecopilot.settings import Settings
