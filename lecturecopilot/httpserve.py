@@ -42,11 +42,13 @@ class _App(BaseApplication):
 def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600) -> None:
     """Runs ``factory()``'s WSGI app under gunicorn: one gthread worker, ``threads`` threads.
 
-    One worker keeps the models and pools of a process single; scale with more processes.
+    One worker keeps the models and pools of a process single; scale with more processes. gunicorn's
+    control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
+    the gateway and ingest (and a second stack) would take it from each other, and nothing uses it.
     """
     _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
                    "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
-                   "loglevel": "info"}).run()
+                   "loglevel": "info", "control_socket_disable": True}).run()
 
 
 class BodyTimeout(RequestTimeout):
