@@ -51,7 +51,7 @@ class QuestionLists:
     lists: dict[str, list[tuple[int, float]]]
     gold: list[bool]
     spans: list[tuple]  # per candidate: (lecture number, start_s, end_s, is a bridge passage)
-    gate: tuple[float, float] = (0.0, 0.0)  # the relevance gate's (window, coverage) for the product's passages
+    gate: tuple = (0.0, 0.0, 0.0)  # the relevance gate's (window, coverage, local) for the product's passages
 
 
 HELDOUT = Path(__file__).resolve().parent / "heldout"
@@ -114,7 +114,7 @@ def collect(extra_lists=None, questions: list[dict] | None = None) -> list[Quest
             out.append(QuestionLists(q["question"], bool(q["covered"]), q.get("form", "dev"),
                                      {n: [(cands[h.point_id], h.score) for h in hits] for n, hits in lists.items()},
                                      gold, [(lecture_of.get(h.lecture_id, 0), h.start_s, h.end_s, getattr(h, "bridge", False)) for h in meta],
-                                     (ev.window, ev.coverage)))
+                                     (ev.window, ev.coverage, ev.local)))
         index.close()
         pool.close()
     return out
@@ -127,23 +127,25 @@ def save(rows: list[QuestionLists], path: Path) -> None:
 
 def load(path: Path) -> list[QuestionLists]:
     return [QuestionLists(**{**r, "lists": {k: [tuple(x) for x in v] for k, v in r["lists"].items()},
-                             "gate": tuple(r.get("gate", (0.0, 0.0)))})
+                             "gate": tuple(r.get("gate", (0.0, 0.0, 0.0)))})
             for r in json.loads(path.read_text())]
 
 
-def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: int = 1) -> dict:
-    """The relevance gate's weight and threshold (answer when window + weight × coverage ≥
+def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: int = 1,
+            local_weights: tuple[float, ...] = (0.0,)) -> dict:
+    """The relevance gate's weights and threshold (answer when window + w_c × coverage + w_l × local ≥
     threshold, ``services.ask.gate``) chosen on k−1 folds by the share of right calls (covered
     answered, uncovered declined; ties: the higher threshold, which declines more) and scored on
     the fold left out: mean and spread of the held-out right-call share, covered declined and
     uncovered declined."""
     weights = (0.0, 0.25, 0.5, 0.75, 1.0)
-    thresholds = [round(0.40 + 0.01 * i, 2) for i in range(81)]
-    combos = [(w, t) for w in weights for t in thresholds]
+    thresholds = [round(0.40 + 0.01 * i, 2) for i in range(121)]
+    combos = [(w, l, t) for w in weights for l in local_weights for t in thresholds]
     win = np.asarray([q.gate[0] for q in rows])
     cov = np.asarray([q.gate[1] for q in rows])
+    loc = np.asarray([q.gate[2] if len(q.gate) > 2 else 0.0 for q in rows])
     covered = np.asarray([q.covered for q in rows])
-    answer = np.stack([win + w * cov >= t for w, t in combos], axis=1)  # questions × combos
+    answer = np.stack([win + w * cov + l * loc >= t for w, l, t in combos], axis=1)  # questions × combos
     right = answer == covered[:, None]
     rnd = random.Random(seed)
     held, chosen = [], []
@@ -154,7 +156,7 @@ def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: i
             test = set(order[f::folds])
             train = [i for i in order if i not in test]
             acc = right[train].mean(axis=0)
-            best = max(range(len(combos)), key=lambda c: (acc[c], combos[c][1]))
+            best = max(range(len(combos)), key=lambda c: (acc[c], combos[c][2]))
             chosen.append(combos[best])
             t = sorted(test)
             held.append({"right_call": float(right[t, best].mean()),
@@ -163,8 +165,8 @@ def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: i
     common = max(set(chosen), key=chosen.count)
     return {"mean": {k: statistics.mean(h[k] for h in held) for k in held[0]},
             "sd": {k: statistics.pstdev(h[k] for h in held) for k in held[0]},
-            "most_chosen": {"weight": common[0], "threshold": common[1], "times": chosen.count(common),
-                            "of": len(chosen)}}
+            "most_chosen": {"coverage_weight": common[0], "local_weight": common[1], "threshold": common[2],
+                            "times": chosen.count(common), "of": len(chosen)}}
 
 
 def feature_matrix(q: QuestionLists, names: tuple[str, ...], fusion: str, rrf_k: int = 60) -> np.ndarray:
@@ -293,32 +295,39 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true", help="reuse the lists collected last time")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--repeats", type=int, default=4)
+    parser.add_argument("--repeats", type=int, default=6)
     parser.add_argument("--lists", default=",".join(LISTS), help="comma-separated list names to fuse")
-    parser.add_argument("--questions", default="dev", help="dev, or a held-out set of evals/heldout (fresh)")
-    parser.add_argument("--no-bridges", action="store_true", help="leave the bridge passages out")
+    parser.add_argument("--questions", default="dev,fresh",
+                        help="comma-separated sets, pooled: dev and held-out sets of evals/heldout (fresh)")
     parser.add_argument("--extra", action="store_true", help="also collect the prototype lists of evals/cv_extra.py")
-    parser.add_argument("--max-overlap", type=float, default=0.5, help="results overlapping a better one more are dropped")
     args = parser.parse_args()
-    path = CACHE / f"cv-lists-{args.questions}{'-extra' if args.extra else ''}.json"
     extra = None
     if args.extra:
         from evals.cv_extra import extra_lists as extra
-    rows = load(path) if args.cached else collect(extra, questions=question_set(args.questions))
-    if not args.cached:
-        save(rows, path)
+    rows: list[QuestionLists] = []
+    for name in args.questions.split(","):
+        if name == "sealed":
+            raise SystemExit("the sealed set is for reporting only (evals/heldout/README.md), never for choosing")
+        path = CACHE / f"cv-lists-{name}{'-extra' if args.extra else ''}.json"
+        got = load(path) if args.cached else collect(extra, questions=question_set(name))
+        if not args.cached:
+            save(got, path)
+        rows += got
     names = tuple(args.lists.split(","))
+    from lecturecopilot.settings import Settings
     from services.ask.retrieve import RetrievalConfig
 
-    default = RetrievalConfig()
-    bridges = not args.no_bridges
-    out = {"questions": len(rows), "covered": sum(q.covered for q in rows), "lists": names,
-           "folds": args.folds, "repeats": args.repeats, "bridges": bridges,
+    default, settings = RetrievalConfig(), Settings()
+    out = {"questions": args.questions, "n": len(rows), "covered": sum(q.covered for q in rows), "lists": names,
+           "folds": args.folds, "repeats": args.repeats,
            "default": fixed(rows, names, {n: default.weights.get(n, 1.0) if n in default.lists else 0.0
-                                          for n in names}, default.fusion, bridges, args.max_overlap),
-           **report(rows, names, args.folds, args.repeats, bridges, args.max_overlap)}
+                                          for n in names}, default.fusion),
+           **report(rows, names, args.folds, args.repeats),
+           "gate": {"cv": gate_cv(rows, args.folds, args.repeats),
+                    "default": {"coverage_weight": settings.gate_coverage_weight, "threshold": settings.gate_threshold}},
+           "command": "python -m evals.cv " + " ".join(sys.argv[1:])}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / f"cv-{args.questions}-latest.json").write_text(json.dumps(out, indent=2))
+    (RESULTS / "cv-latest.json").write_text(json.dumps(out, indent=2))
     json.dump(out, sys.stdout, indent=2)
     print()
 
