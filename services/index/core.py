@@ -90,37 +90,59 @@ def merge_slides(sentences: Sequence[Sentence], slides: Sequence[tuple[float, st
 
     ``slides`` are ``(start_s, text)`` of slides as they appear; each becomes a sentence from
     ``start_s`` to ``start_s + span_s`` (it has no words, so a citation of it lands on the
-    second the slide appears). Empty slide texts are dropped, and so is a slide the lecturer reads
-    aloud within ``near_s`` seconds (its words are already in the transcript, with better times).
-    A slide starting at the same second as a spoken sentence comes after it.
+    second the slide appears). OCR noise is removed from the slide's text (:func:`denoise_slide`,
+    which judges the text itself, never by what the lecture is heard to say: the words speech
+    recognition gets wrong are the very ones the slide spells right); an empty slide is dropped, and
+    so is a slide the lecturer reads aloud within ``near_s`` seconds (its words are already in the
+    transcript, with better times). A slide starting at the same second as a spoken sentence comes
+    after it.
     """
-    spoken = {w for s in sentences for w in _WORD.findall(s.text.lower())}
-    cleaned = [(float(t), denoise_slide(text or "", spoken)) for t, text in slides]
+    cleaned = [(float(t), denoise_slide(text or "")) for t, text in slides]
     extra = [Sentence(t, t + span_s, text, kind="slide") for t, text in cleaned
              if text and not _said_nearby(text, t, sentences, near_s)]
     return sorted([*sentences, *extra], key=lambda s: (s.start_s, not s.words))
 
 
-_WORD = re.compile(r"[a-z]+")
 _SHORT_WORDS = frozenset("""a i an as at be by do go he if in is it me my no of on or so to up us we am the and for are
 but not you all any can had her was one our out get has him his how new now old see two way who did its let put say
 she too use set key map sum max min log big end top row""".split())
+RARE_SHORT_ZIPF = 3.5  # a 2-3 letter word rarer than this in English (wordfreq) is more likely OCR debris ("sse" 3.0)
 
 
-def denoise_slide(text: str, spoken: set[str]) -> str:
-    """Slide text without OCR noise. A letters-only token is suspect when it is short (≤ 3
-    letters) or has no vowel, the lecture never says it and it is no common short word; a run of
-    two or more suspects ("y sse ssn h") is dropped, a lone one (the "u" of "log log u") stays.
-    "" when no letters are left. ``spoken``: the lecture's words, lower-case."""
-    def suspect(tok: str) -> bool:
-        w = tok.strip(".,:;!?()").lower()
-        return (w.isalpha() and w not in spoken and w not in _SHORT_WORDS
-                and (len(w) <= 3 or not re.search(r"[aeiouy]", w)))
+def _suspect(tok: str) -> bool:
+    """An OCR debris candidate: letters only, not an acronym in capitals ("BST", "LCP"), and either
+    without a vowel ("ss", "zz") or short and rare in English ("sse", "ssn")."""
+    import wordfreq
 
+    w = tok.strip(".,:;!?()")
+    if not w.isalpha() or len(w) < 2 or (w.isupper() and len(w) <= 5):
+        return False
+    low = w.lower()
+    if low in _SHORT_WORDS:
+        return False
+    return not re.search(r"[aeiouy]", low) or (len(low) <= 3 and wordfreq.zipf_frequency(low, "en") < RARE_SHORT_ZIPF)
+
+
+def denoise_slide(text: str) -> str:
+    """Slide text without OCR debris. A run of two or more tokens that are debris candidates
+    (:func:`_suspect`) or lone letters, holding at least one candidate ("y sse ssn h"), is dropped;
+    a lone letter or candidate stays (the "u" of "log log u", an "SSE" acronym). "" when no letters are
+    left. Judged on the text alone: OCR's own line confidence has already dropped unreadable lines
+    (``services.transcribe.slides.ocr_lines``)."""
     toks = text.split()
-    flags = [suspect(t) for t in toks]
-    kept = [t for i, t in enumerate(toks)
-            if not (flags[i] and ((i > 0 and flags[i - 1]) or (i + 1 < len(toks) and flags[i + 1])))]
+    sus = [_suspect(t) for t in toks]
+    weak = [s or (len(t.strip(".,:;!?()")) == 1 and t.strip(".,:;!?()").isalpha()) for s, t in zip(sus, toks)]
+    drop = [False] * len(toks)
+    i = 0
+    while i < len(toks):
+        j = i
+        while j < len(toks) and weak[j]:
+            j += 1
+        if j - i >= 2 and any(sus[i:j]):
+            for k in range(i, j):
+                drop[k] = True
+        i = max(j, i + 1)
+    kept = [t for t, d in zip(toks, drop) if not d]
     out = re.sub(r"\s+([.,:;!?])", r"\1", " ".join(kept)).strip().rstrip(":").strip()
     return out if re.search(r"[A-Za-z]", out) else ""
 
