@@ -10,7 +10,10 @@ subject                    message                     published by
 ``lecture.slides_read``    ``LectureSlidesRead``       transcribe (slides consumer)
 ``lecture.indexed``        ``LectureIndexed``          index
 ``lecture.failed``         ``LectureFailed``           any stage that gives up
-``lecture.dead_letter``    the original payload        a consumer, after ``max_deliver``
+``lecture.dead_letter``    the original payload        a consumer that refused it, or after
+                                                       ``max_deliver`` deliveries; headers
+                                                       ``Lc-Dead-Letter-Reason``, ``-Consumer``,
+                                                       ``-Subject``
 ``lecture.progress``       ``StageProgress``           core NATS only (not stored)
 =========================  ==========================  ================================
 
@@ -37,6 +40,10 @@ INDEXED = "lecture.indexed"
 FAILED = "lecture.failed"
 DEAD_LETTER = "lecture.dead_letter"
 PROGRESS = "lecture.progress"
+# headers of a dead-lettered message: why, which durable consumer refused it, the subject it came on
+DEAD_LETTER_REASON = "Lc-Dead-Letter-Reason"
+DEAD_LETTER_CONSUMER = "Lc-Dead-Letter-Consumer"
+DEAD_LETTER_SUBJECT = "Lc-Dead-Letter-Subject"
 
 STREAM_SUBJECTS = [UPLOADED, TRANSCRIBED, SLIDES_READ, INDEXED, FAILED, DEAD_LETTER]
 DUPLICATE_WINDOW_S = 600.0

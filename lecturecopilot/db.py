@@ -1,15 +1,26 @@
-"""Postgres access (psycopg 3 + psycopg_pool). The schema lives in ``schema.sql``."""
+"""Postgres access (psycopg 3 + psycopg_pool). The schema lives in ``schema.sql``.
+
+A restart or failover of Postgres ends every connection. The pools check each connection when they
+hand it out (psycopg_pool's ``check``, a round trip on an idle connection) and open a new one for a
+dead one, so no request meets a connection that died while it sat in the pool. A statement that
+was running when its connection was cut fails; :func:`retry_on_disconnect` runs such a unit of
+work once more on a new connection (tenacity), for work that is safe to repeat.
+"""
 
 from __future__ import annotations
 
+import logging
 from importlib import resources
 
 import psycopg
+import tenacity
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from . import embedded
 from .settings import Settings
+
+log = logging.getLogger(__name__)
 
 _SCHEMA_LOCK = 72_001  # pg_advisory_lock key: one process applies the schema at a time
 
@@ -33,6 +44,31 @@ def make_pool(settings: Settings, *, min_size: int = 1, max_size: int = 8) -> Co
     url = embedded.database_url(settings)
     apply_schema(url)
     pool = ConnectionPool(url, min_size=min_size, max_size=max_size, kwargs={"row_factory": dict_row},
-                          open=True)
+                          check=ConnectionPool.check_connection, open=True)
     pool.wait(timeout=30)
     return pool
+
+
+def is_disconnect(exc: BaseException) -> bool:
+    """True for an error that says the connection to Postgres was lost (the server shut down or
+    terminated it: SQLSTATE class 57P ``AdminShutdown``/``CrashShutdown``/``CannotConnectNow``, class
+    08 connection exceptions, or a psycopg ``OperationalError`` without a SQLSTATE, which is how a
+    socket closed mid-statement surfaces). Not for a pool timeout, a statement timeout or a lock."""
+    if not isinstance(exc, psycopg.OperationalError) or isinstance(exc, PoolTimeout):
+        return False
+    state = getattr(exc, "sqlstate", None)
+    return state is None or state.startswith(("57P", "08"))
+
+
+def _log_retry(state: tenacity.RetryCallState) -> None:
+    log.warning("lost the database connection in %s (%s); retrying once on a new one",
+                getattr(state.fn, "__qualname__", state.fn), state.outcome.exception() if state.outcome else "")
+
+
+#: Decorator: runs the function once more when it failed because its connection was lost
+#: (:func:`is_disconnect`), on a new connection from the pool (which checks it); any other error,
+#: or a second loss, is raised. Only for functions whose work is safe to repeat: reads, or one
+#: transaction that a lost connection rolls back whole.
+retry_on_disconnect = tenacity.retry(retry=tenacity.retry_if_exception(is_disconnect),
+                                     stop=tenacity.stop_after_attempt(2), wait=tenacity.wait_fixed(0.05),
+                                     before_sleep=_log_retry, reraise=True)

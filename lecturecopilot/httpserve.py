@@ -1,8 +1,28 @@
-"""Serving a Flask app with gunicorn (threaded workers stream SSE responses as they are written)."""
+"""Serving a Flask app with gunicorn (threaded workers stream SSE responses as they are written),
+and bounding how long a request body may take to arrive.
+
+A gthread worker reads a request's body in the thread that runs the request, so a client that
+sends its body slowly holds that thread for as long as it keeps sending. :func:`bounded_bodies`
+wraps the app so that every body has two bounds: a deadline for the whole body (``timeout_s``,
+enforced by a timer that shuts the socket's read side, which ends a read in progress) and a stall
+bound (``stall_s``: the socket's timeout, so a client that sends nothing is dropped sooner). A
+body past either bound raises :class:`BodyTimeout` (HTTP 408) in the reader, and the connection
+closes after the response instead of being drained (gunicorn would otherwise read the rest of
+the body, in the worker thread and then in its main loop). Routes set their own bounds with
+:func:`set_body_limits` before they read (uploads get minutes, JSON bodies seconds).
+"""
 
 from __future__ import annotations
 
+import socket
+import threading
+import time
+
 from gunicorn.app.base import BaseApplication
+from werkzeug.exceptions import RequestTimeout
+from werkzeug.wsgi import ClosingIterator
+
+_KEY = "lecturecopilot.body"
 
 
 class _App(BaseApplication):
@@ -27,3 +47,123 @@ def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int
     _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
                    "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
                    "loglevel": "info"}).run()
+
+
+class BodyTimeout(RequestTimeout):
+    """A request body that did not arrive within its bounds (408)."""
+
+
+class BoundedBody:
+    """``wsgi.input`` with a deadline and a stall bound (see the module docstring). The clock
+    starts at the first read, so a route can still change the bounds before it reads."""
+
+    def __init__(self, inner, sock: socket.socket | None, timeout_s: float, stall_s: float,
+                 length: int | None = None):
+        self._inner, self._sock = inner, sock
+        self.timeout_s, self.stall_s = timeout_s, stall_s
+        self._timer: threading.Timer | None = None
+        self._started = 0.0
+        self._left = length  # bytes still to come when Content-Length says (None: chunked)
+        self.expired = False  # a bound was passed: the rest of the body is not read
+        self.done = length == 0  # the body was read to its end
+
+    def _start(self) -> None:
+        self._started = time.monotonic()
+        if self._sock is not None:
+            self._sock.settimeout(self.stall_s)
+        self._timer = threading.Timer(self.timeout_s, self.drop)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def drop(self) -> None:
+        """Stops reading this body: ends a read in progress and closes the connection after the
+        response (shuts the socket's read side; the response can still be written)."""
+        self.expired = True
+        if hasattr(self._inner, "failed"):  # gunicorn's Body: don't drain the rest, close the connection
+            self._inner.failed = True
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RD)
+            except OSError:
+                pass
+
+    def _timeout(self) -> BodyTimeout:
+        self.drop()
+        waited = time.monotonic() - self._started
+        why = (f"nothing arrived for {self.stall_s:g} s" if waited < self.timeout_s - 0.5
+               else f"it took longer than {self.timeout_s:g} s")
+        return BodyTimeout(f"The request body was dropped: {why}. Send it again (a resumable upload resumes "
+                           "from the offset GET /api/uploads/{id} gives).")
+
+    def _call(self, fn, size: int) -> bytes:
+        if self.expired:
+            raise self._timeout()
+        if self._timer is None and not self.done:
+            self._start()
+        try:
+            data = fn(size)
+        except (TimeoutError, socket.timeout):
+            raise self._timeout() from None
+        except Exception:
+            if self.expired:
+                raise self._timeout() from None
+            raise
+        if self.expired:
+            raise self._timeout()
+        if self._left is not None:
+            self._left -= len(data)
+        if (not data and size != 0) or (self._left is not None and self._left <= 0):
+            self.done = True
+            self.close()
+        return data
+
+    def read(self, size: int = -1) -> bytes:
+        return self._call(self._inner.read, size)
+
+    def readline(self, size: int = -1) -> bytes:
+        return self._call(self._inner.readline, size)
+
+    def __iter__(self):
+        return iter(self.readline, b"")
+
+    def close(self) -> None:
+        """Ends the bounds (at the body's end or the response's end); drops an unfinished body
+        that passed a bound."""
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._sock is not None and not self.expired:
+            try:
+                self._sock.settimeout(None)
+            except OSError:
+                pass
+
+
+def bounded_bodies(app, *, timeout_s: float, stall_s: float):
+    """WSGI middleware: every request body of ``app`` gets a :class:`BoundedBody` with these
+    default bounds (seconds). Under gunicorn the socket is ``environ["gunicorn.socket"]``; without
+    it only the deadline between reads applies."""
+
+    def wrapped(environ, start_response):
+        length, chunked = environ.get("CONTENT_LENGTH") or "", "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "")
+        body = BoundedBody(environ["wsgi.input"], environ.get("gunicorn.socket"), timeout_s, stall_s,
+                           None if chunked else int(length) if length.isdigit() else 0)
+        environ["wsgi.input"] = environ[_KEY] = body
+        return ClosingIterator(app(environ, start_response), body.close)
+
+    return wrapped
+
+
+def set_body_limits(environ, *, timeout_s: float, stall_s: float) -> None:
+    """Sets this request's body bounds (seconds) before its first read; a no-op outside
+    :func:`bounded_bodies`."""
+    body = environ.get(_KEY)
+    if body is not None and body._timer is None:
+        body.timeout_s, body.stall_s = timeout_s, stall_s
+
+
+def drop_body(environ) -> None:
+    """The rest of this request's body will not be read: the connection closes after the response
+    instead of gunicorn draining the body in a thread (for a refused upload)."""
+    body = environ.get(_KEY)
+    if body is not None and not body.done:
+        body.drop()

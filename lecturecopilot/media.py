@@ -1,12 +1,44 @@
-"""ffprobe / ffmpeg helpers. ffmpeg and ffprobe come from Debian's ``ffmpeg`` package."""
+"""ffprobe / ffmpeg helpers. ffmpeg and ffprobe come from Debian's ``ffmpeg`` package.
+
+**What user media may be** (one policy, here): a file whose ffprobe ``format_name`` is on
+:data:`CONTAINERS` — the MP4/MOV family (``.mp4``, ``.m4v``, ``.mov``) and Matroska/WebM
+(``.mkv``, ``.webm``). The upload form's ``accept=`` list and ``services/ingest`` take their
+extensions from :data:`VIDEO_EXTENSIONS`, and the README says the same.
+
+**How user media is opened**: every ffprobe/ffmpeg call on it goes through :func:`input_args`
+(or, for the first probe, :data:`_GUARD`): ``-protocol_whitelist file`` (no network, no
+``concat:``/``subfile:`` tricks), ``-format_whitelist mov,matroska`` (the playlist and sequence
+demuxers — ``hls``, ``concat``, ``image2`` and its ``*_pipe`` cousins, ``gif`` — open other
+files or are not lectures: they are refused before they read anything past the first 2 KiB),
+and, after the probe, ``-f <demuxer>`` forced, so a file cannot pick another demuxer later. MOV
+external data references (``dref`` atoms) stay off (``-enable_drefs 0``, also ffmpeg's default).
+Matroska has no external references ffmpeg follows (attachments are read from the file itself).
+"""
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+# ffprobe format_name (libavformat's demuxer name) -> the demuxer later calls force with -f
+CONTAINERS = {"mov,mp4,m4a,3gp,3g2,mj2": "mov", "matroska,webm": "matroska"}
+VIDEO_EXTENSIONS = (".mp4", ".m4v", ".mov", ".webm", ".mkv")
+CONTAINERS_LABEL = "MP4, MOV, WebM or MKV"
+_GUARD = ["-protocol_whitelist", "file", "-format_whitelist", ",".join(sorted(set(CONTAINERS.values())))]
+# what a refused demuxer is, for the uploader (libavformat demuxer names)
+_REFUSED_KINDS = {
+    "hls": "an HLS playlist (a list of other files)",
+    "concat": "an ffconcat playlist (a list of other files)",
+    "image2": "an image sequence", "gif": "an animated GIF image", "apng": "an animated PNG image",
+    "webp_pipe": "a WebP image", "tty": "a text file",
+}
+_NOT_ON_WHITELIST = re.compile(r"^\[(?P<name>[^@\]]+?) @ 0x[0-9a-f]+\] Format not on whitelist", re.M)
 
 
 class MediaError(ValueError):
@@ -47,22 +79,39 @@ class ProbeResult:
                 and "mp4" in self.format_name)
 
 
-def probe(path: Path) -> ProbeResult:
-    """Runs ffprobe on ``path``.
+def refusal(format_name: str) -> str:
+    """The uploader's message for a file whose ffprobe format (demuxer name) is not on
+    :data:`CONTAINERS`."""
+    kind = _REFUSED_KINDS.get(format_name)
+    if kind is None and (format_name.endswith("_pipe") or format_name.startswith("image2")):
+        kind = "an image or an image sequence"
+    kind = kind or f"in the {format_name!r} format"
+    return f"The file is {kind}; lectures are accepted as {CONTAINERS_LABEL} video files only."
 
-    Raises :class:`MediaError` when the file is empty, unreadable or not a media file.
+
+def probe(path: Path) -> ProbeResult:
+    """Runs ffprobe on ``path`` (user media: local file protocol only, and only the demuxers of
+    :data:`CONTAINERS`, see the module docstring).
+
+    Raises :class:`MediaError` when the file is empty, unreadable, not a media file, or in a
+    format that is not on :data:`CONTAINERS` (a playlist, an image sequence...).
     """
     if not path.exists() or path.stat().st_size == 0:
         raise MediaError("The file is empty.")
     proc = subprocess.run(
-        ["ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", str(path)],
+        ["ffprobe", "-hide_banner", "-v", "error", *_GUARD, "-print_format", "json", "-show_format",
+         "-show_streams", str(path)],
         capture_output=True, text=True, timeout=60,
     )
     if proc.returncode != 0:
+        if refused := _NOT_ON_WHITELIST.search(proc.stderr):
+            raise MediaError(refusal(refused["name"].strip()))
         detail = (proc.stderr.strip().splitlines() or ["unknown error"])[-1]
         raise MediaError(f"The file is not a readable video ({detail[:200]}).")
     info = json.loads(proc.stdout or "{}")
     fmt = info.get("format") or {}
+    if fmt.get("format_name", "") not in CONTAINERS:  # the whitelist already refuses them; the allow-list decides
+        raise MediaError(refusal(fmt.get("format_name", "")))
     streams = info.get("streams") or []
     video = next((s for s in streams if s.get("codec_type") == "video"
                   and not (s.get("disposition") or {}).get("attached_pic")), None)
@@ -72,7 +121,7 @@ def probe(path: Path) -> ProbeResult:
     except ValueError:
         duration = 0.0
     return ProbeResult(
-        format_name=fmt.get("format_name", ""),
+        format_name=fmt["format_name"],
         duration_s=duration,
         video_codec=video.get("codec_name") if video else None,
         audio_codec=audio.get("codec_name") if audio else None,
@@ -83,11 +132,34 @@ def probe(path: Path) -> ProbeResult:
     )
 
 
+def input_args(path: Path, result: ProbeResult) -> list[str]:
+    """ffmpeg input options ending in ``-i path`` for user media that :func:`probe` accepted as
+    ``result``: the protocol and format whitelists plus ``-f <demuxer>`` forced from
+    :data:`CONTAINERS` (and MOV data references off). Options such as ``-ss`` go before them.
+    Raises :class:`MediaError` for a format not on :data:`CONTAINERS`."""
+    demuxer = CONTAINERS.get(result.format_name)
+    if demuxer is None:
+        raise MediaError(refusal(result.format_name))
+    drefs = ["-enable_drefs", "0"] if demuxer == "mov" else []
+    return [*_GUARD, "-f", demuxer, *drefs, "-i", str(path)]
+
+
+def _ffmpeg(args: list[str], *, what: str, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Runs ``ffmpeg -nostdin -hide_banner -v error <args>``; on failure logs ffmpeg's own text and
+    raises :class:`MediaError` with our sentence ``what``."""
+    proc = subprocess.run(["ffmpeg", "-nostdin", "-hide_banner", "-v", "error", *args],
+                          capture_output=True, text=True, timeout=timeout)
+    if proc.returncode != 0:
+        log.warning("ffmpeg failed (%s): %s", what, proc.stderr.strip()[-500:])
+        raise MediaError(what)
+    return proc
+
+
 def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_audio: bool = True) -> None:
     """Refuses what the pipeline cannot process. Raises :class:`MediaError` with the reason.
     ``needs_audio=False`` when captions come with the video (nothing to transcribe then)."""
     if result.video_codec is None:
-        raise MediaError("The file has no video stream; upload a lecture video (MP4, MOV or WebM).")
+        raise MediaError(f"The file has no video stream; upload a lecture video ({CONTAINERS_LABEL}).")
     if needs_audio and not result.has_audio:
         raise MediaError("The video has no audio track, so there is nothing to transcribe.")
     if result.duration_s <= 0:
@@ -104,7 +176,7 @@ def check_complete(path: Path, result: ProbeResult, *, tail_s: float = 2.0) -> N
     ``-progress`` report gives the time decoded. Raises :class:`MediaError`."""
     start = max(0.0, result.duration_s - tail_s - 1.0)
     proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-ss", f"{start:.3f}", "-i", str(path), "-t", f"{tail_s:.3f}",
+        ["ffmpeg", "-nostdin", "-v", "error", "-ss", f"{start:.3f}", *input_args(path, result), "-t", f"{tail_s:.3f}",
          "-map", "0:v:0?", "-map", "0:a:0?", "-f", "null", "-", "-progress", "pipe:1"],
         capture_output=True, text=True, timeout=120,
     )
@@ -115,18 +187,12 @@ def check_complete(path: Path, result: ProbeResult, *, tail_s: float = 2.0) -> N
             f"{result.duration_s:.0f} s. The upload or copy may have been interrupted; upload the complete file.")
 
 
-def extract_audio(src: Path, dst: Path) -> Path:
-    """Writes 16 kHz mono 16-bit PCM WAV of ``src``'s first audio stream to ``dst``.
-
-    Raises :class:`MediaError` when ffmpeg fails.
-    """
-    proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(src), "-map", "0:a:0", "-vn",
-         "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", str(dst)],
-        capture_output=True, text=True,
-    )
-    if proc.returncode != 0:
-        raise MediaError(f"Audio extraction failed: {proc.stderr.strip()[-300:]}")
+def extract_audio(src: Path, dst: Path, result: ProbeResult) -> Path:
+    """Writes 16 kHz mono 16-bit PCM WAV of ``src``'s first audio stream (probed as ``result``)
+    to ``dst``. Raises :class:`MediaError` when ffmpeg fails (its text goes to the log)."""
+    _ffmpeg(["-y", *input_args(src, result), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "16000",
+             "-c:a", "pcm_s16le", str(dst)],
+            what="The lecture's audio could not be decoded; the file may be damaged. Upload it again.")
     return dst
 
 
@@ -134,17 +200,13 @@ def make_web_copy(src: Path, dst: Path, result: ProbeResult) -> Path:
     """A browser-playable MP4 of ``src`` at ``dst``: a stream copy (with the index moved to the
     front for fast seeking) when it is already H.264/AAC, else an H.264/AAC transcode.
 
-    Raises :class:`MediaError` when ffmpeg fails.
+    Raises :class:`MediaError` when ffmpeg fails (its text goes to the log).
     """
     if result.web_playable:
         codec = ["-c", "copy"]
     else:
         codec = ["-c:v", "libx264", "-preset", "veryfast", "-crf", "26", "-vf", "scale=-2:'min(720,ih)'",
                  "-c:a", "aac", "-b:a", "96k"]
-    proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(src), *codec, "-movflags", "+faststart", str(dst)],
-        capture_output=True, text=True,
-    )
-    if proc.returncode != 0:
-        raise MediaError(f"Making the web copy failed: {proc.stderr.strip()[-300:]}")
+    _ffmpeg(["-y", *input_args(src, result), *codec, "-movflags", "+faststart", str(dst)],
+            what="The browser copy of the video could not be made.")
     return dst

@@ -72,9 +72,18 @@ def whisper_model_path(name: str) -> str:
     return name
 
 
-@lru_cache(maxsize=2)
+_load_lock = threading.Lock()  # stages run in several threads: a model is loaded once, not once per thread
+
+
 def whisper(name: str, compute_type: str = "int8", threads: int = 2):
-    """A cached ``faster_whisper.WhisperModel`` on the CPU."""
+    """A cached ``faster_whisper.WhisperModel`` on the CPU, shared by the threads of a process
+    (CTranslate2 models take calls from several threads)."""
+    with _load_lock:
+        return _whisper(name, compute_type, threads)
+
+
+@lru_cache(maxsize=2)
+def _whisper(name: str, compute_type: str, threads: int):
     from faster_whisper import WhisperModel
 
     return WhisperModel(whisper_model_path(name), device="cpu", compute_type=compute_type, cpu_threads=threads)
@@ -89,9 +98,14 @@ def embed_model_path(name: str) -> str:
     return name
 
 
-@lru_cache(maxsize=2)
 def embedder(name: str):
-    """A cached ``SentenceTransformer`` on the CPU."""
+    """A cached ``SentenceTransformer`` on the CPU, shared by the threads of a process."""
+    with _load_lock:
+        return _embedder(name)
+
+
+@lru_cache(maxsize=2)
+def _embedder(name: str):
     from sentence_transformers import SentenceTransformer
 
     return SentenceTransformer(embed_model_path(name), device="cpu")

@@ -11,9 +11,8 @@ import time
 import uuid
 from pathlib import Path
 
+from .media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
 from .settings import Settings
-
-VIDEO_SUFFIXES = (".mp4", ".mov", ".webm", ".m4v")
 
 
 def _course_id(pool, course: str) -> tuple[str, bool]:

@@ -152,11 +152,15 @@ CREATE TABLE IF NOT EXISTS uploads (
   filename text NOT NULL,
   size bigint NOT NULL,
   meta jsonb,
-  state text NOT NULL DEFAULT 'receiving',   -- receiving | queued | refused
+  state text NOT NULL DEFAULT 'receiving',   -- receiving | finishing | queued | refused | expired
   lecture_id uuid,
   error text,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+-- who started it (per-person cap) and when a chunk last arrived (idle expiry, LC_UPLOAD_IDLE_S)
+ALTER TABLE uploads ADD COLUMN IF NOT EXISTS owner text;
+ALTER TABLE uploads ADD COLUMN IF NOT EXISTS active_at timestamptz NOT NULL DEFAULT now();
+CREATE INDEX IF NOT EXISTS uploads_state ON uploads (state, active_at);
 
 -- web product: accounts, sessions, sign-in links, role requests, course visibility, rate limits
 CREATE TABLE IF NOT EXISTS users (
@@ -247,3 +251,28 @@ ALTER TABLE answers ADD COLUMN IF NOT EXISTS asker text;
 -- asked by the course's instructor or an admin: not counted as a student in insights
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS staff boolean NOT NULL DEFAULT false;
 CREATE INDEX IF NOT EXISTS answers_course_time ON answers(course_id, created_at);
+-- feedback: one rating per person per answer (the latest replaces it); the person is the keyed hash
+-- (HMAC) of the rate limits. Ratings stored before this column have no rater: each stays on its own.
+ALTER TABLE feedback ADD COLUMN IF NOT EXISTS rater text;
+CREATE UNIQUE INDEX IF NOT EXISTS feedback_one_per_rater ON feedback(answer_id, rater);
+-- a lecture number is used once per course (citations name lectures by number: "L13 · 4:05"). A
+-- database from before this index may hold duplicates: the first lecture of each (course, number), by
+-- created_at then id, keeps it; the later ones get the course's next free numbers above its highest,
+-- in (number, created_at, id) order. Done once, with writes to lectures held off meanwhile.
+DO $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE tablename = 'lectures' AND indexname = 'lectures_course_number') THEN
+    LOCK TABLE lectures IN SHARE ROW EXCLUSIVE MODE;
+    WITH ranked AS (
+      SELECT id, course_id, number, created_at,
+             row_number() OVER (PARTITION BY course_id, number ORDER BY created_at, id) AS nth
+      FROM lectures),
+    later AS (
+      SELECT id, course_id, row_number() OVER (PARTITION BY course_id ORDER BY number, created_at, id) AS k
+      FROM ranked WHERE nth > 1),
+    top AS (SELECT course_id, max(number) AS highest FROM lectures GROUP BY course_id)
+    UPDATE lectures l SET number = top.highest + later.k, updated_at = now()
+    FROM later JOIN top USING (course_id) WHERE l.id = later.id;
+    CREATE UNIQUE INDEX lectures_course_number ON lectures(course_id, number);
+  END IF;
+END $$;

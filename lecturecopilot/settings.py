@@ -34,6 +34,12 @@ class Settings(BaseSettings):
     ack_wait_s: float = Field(default=60.0, description="JetStream ack wait; long stages send in-progress acks.")
     stream_replicas: int = Field(default=1, description="JetStream stream replicas (3 on a 3-node NATS cluster).")
     graceful_timeout_s: float = Field(default=15.0, description="On SIGTERM a worker waits this long for the message in flight.")
+    # messages of one consumer a worker process runs at once (different lectures side by side,
+    # so a short lecture does not queue behind a long one's stage); see lecturecopilot/worker.py
+    transcribe_concurrency: int = Field(default=2, ge=1, description="Transcriptions at once per transcribe process.")
+    slides_concurrency: int = Field(default=2, ge=1, description="Slide readings at once per transcribe process.")
+    webcopy_concurrency: int = Field(default=2, ge=1, description="Web copies at once per transcribe process.")
+    index_concurrency: int = Field(default=2, ge=1, description="Indexings at once per index process.")
 
     whisper_model: str = Field(default="base", description="'tiny.en' or 'base' (packaged), or any faster-whisper name/path.")
     whisper_compute_type: str = "int8"
@@ -57,6 +63,22 @@ class Settings(BaseSettings):
     admin_token: str | None = Field(default=None, description="Accepted as an admin bearer token when set.")
     max_upload_bytes: int = 2 * 1024**3
     max_duration_s: float = 2 * 3600.0
+
+    # Uploads (services/ingest/resumable.py, the gateway's relays): limits on what waits and what crawls.
+    upload_idle_s: float = Field(default=600.0, description="A resumable upload with no chunk for this long "
+                                 "expires and its bytes are removed (each chunk restarts the clock).")
+    uploads_open_max: int = Field(default=3, description="Resumable uploads one person may have open at once "
+                                  "(admins are not limited).")
+    upload_disk_reserve_bytes: int = Field(default=2 * 1024**3, description="Free space a new upload must leave "
+                                           "in the media store beyond what open uploads still expect.")
+    upload_chunk_timeout_s: float = Field(default=300.0, description="Longest a chunk PUT's body may take "
+                                          "to arrive; a slower chunk is dropped, its bytes discarded.")
+    upload_timeout_s: float = Field(default=3600.0, description="Longest a multipart upload's body may take.")
+    upload_stall_s: float = Field(default=30.0, description="An upload body that sends nothing for this long "
+                                  "is dropped.")
+    upload_relays_max: int = Field(default=6, description="Upload bodies one gateway process relays at once "
+                                   "(each holds one of its 16 threads); beyond: 503 with Retry-After.")
+    body_timeout_s: float = Field(default=10.0, description="Longest any other request body may take to arrive.")
 
     # chosen by 5-fold cross-validation (6 repeats) over the dev and fresh held-out questions: python -m evals.cv
     gate_threshold: float = Field(default=0.96, description="Relevance gate: window cosine + weight x coverage must reach this.")
@@ -83,7 +105,8 @@ class Settings(BaseSettings):
     smtp_password: str | None = None
     smtp_starttls: bool = False
     mail_from: str = "Lecture Copilot <noreply@localhost>"
-    operator_email: str | None = Field(default=None, description="Gets notices for courses without an owner's address.")
+    operator_email: str | None = Field(default=None, description="Where the contact form sends mail; also gets the "
+                                       "ready/failed notices of courses without an owner's address.")
     public_url: str = Field(default="http://127.0.0.1:8080", description="Base URL used in links inside mails.")
 
     # Web product: sessions, sign-in links, limits (see services/gateway/). Counts per day/hour are
@@ -94,7 +117,6 @@ class Settings(BaseSettings):
     session_days: float = 14.0
     login_link_minutes: float = 15.0
     admin_emails: str = Field(default="", description="Comma-separated emails that are admins when they sign in.")
-    operator_email: str | None = Field(default=None, description="Where the contact form sends mail.")
     proxy_hops: int = Field(default=0, description="Trusted reverse proxies in front of the gateway (X-Forwarded-For).")
     max_json_bytes: int = Field(default=64 * 1024, description="Largest non-upload request body.")
     max_event_streams: int = Field(default=6, description="Live progress streams (SSE) open at once in one gateway "
@@ -110,6 +132,10 @@ class Settings(BaseSettings):
     contact_limit: int = Field(default=3, description="Contact messages a day per visitor.")
     quiz_answer_limit: int = Field(default=300, description="Practice answer submissions an hour per person.")
     quiz_report_limit: int = Field(default=20, description="Practice question reports a day per person.")
+    search_limit_visitor: int = Field(default=60, description="Searches a day across all courses for a visitor.")
+    search_limit_user: int = Field(default=600, description="Searches a day across all courses for a signed-in user.")
+    feedback_limit: int = Field(default=60, description="Answer ratings an hour per person (one rating per answer "
+                                "per person is kept; a new one replaces it).")
 
     @property
     def media_dir(self) -> Path:

@@ -260,6 +260,9 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         # tests and evals ask hundreds of questions from 127.0.0.1; rate-limit tests start a gateway of their own
         "LC_ASK_LIMIT_VISITOR": "1000000", "LC_ASK_LIMIT_USER": "1000000", "LC_ASK_LIMIT_VISITOR_TOTAL": "1000000",
         "LC_ASK_LIMIT_USER_TOTAL": "1000000", "LC_SIGNIN_LIMIT": "1000000", "LC_CONTACT_LIMIT": "1000000",
+        "LC_SEARCH_LIMIT_VISITOR": "1000000", "LC_SEARCH_LIMIT_USER": "1000000", "LC_FEEDBACK_LIMIT": "1000000",
+        # tests race a dozen uploads at once; the relay cap has a test with a gateway of its own
+        "LC_UPLOAD_RELAYS_MAX": "16",
         **(extra_env or {}),
     }
     if _reachable("127.0.0.1", 5432):

@@ -1,10 +1,14 @@
 """Runs pipeline stages as durable JetStream pull consumers with FastStream.
 
 A :class:`Stage` is a plain, synchronous handler function plus the subject it consumes.
-This module owns everything about the bus: decoding, idempotency (Postgres
-``processed_events``), in-progress acks while a long stage runs, retries with back-off,
-the dead-letter subject after ``max_deliver`` deliveries, marking the lecture failed,
-progress events, and publishing the next event with its ``Nats-Msg-Id``.
+This module owns everything about the bus: decoding and validating each event before any
+handler sees it (:func:`check_event`: UUIDs, the lecture belongs to the event's course, URIs
+inside that lecture's folder of the media store; a refused event goes to the dead-letter
+subject with its reason and touches no lecture), idempotency (Postgres ``processed_events``),
+in-progress acks while a long stage runs, several messages of one stage at once
+(``Stage.concurrency``), retries with back-off, the dead-letter subject after ``max_deliver``
+deliveries, marking the lecture failed (with our sentence; exceptions go to the log), progress
+events, and publishing the next event with its ``Nats-Msg-Id``.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import asyncio
 import logging
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -25,8 +30,10 @@ from nats.js.api import ConsumerConfig
 from psycopg_pool import ConnectionPool
 
 from . import bus, telemetry
+from .db import retry_on_disconnect
 from .events.v1 import events_pb2
 from .settings import Settings
+from .storage import MediaStore, UnsafeMediaURI
 
 log = logging.getLogger("lecturecopilot.worker")
 _TRACER = telemetry.tracer("lecture-copilot.worker")
@@ -48,6 +55,7 @@ class StageContext:
     pool: ConnectionPool
     lecture_id: str
     progress: Callable[[float], None]
+    store: MediaStore | None = None  # the media store; URIs of events go through ``store.resolve``
 
 
 @dataclass
@@ -62,11 +70,14 @@ class Stage:
     ack_wait_s: float | None = None
     extra: dict = field(default_factory=dict)
     records_stage: bool = True  # False for side consumers (notices) that must not touch lectures.stage
+    concurrency: int = 1  # messages of different lectures this process runs at once (see build_app)
 
 
+@retry_on_disconnect
 def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str = "processing",
               progress: float = 0.0, error: str | None = None) -> None:
-    """Records a lecture's stage in Postgres (the durable state the API shows)."""
+    """Records a lecture's stage in Postgres (the durable state the API shows); once more on a new
+    connection if Postgres cut this one."""
     with pool.connection() as conn:
         conn.execute(
             "UPDATE lectures SET stage=%s, status=%s, progress=%s, error=%s, updated_at=now() WHERE id=%s",
@@ -74,136 +85,253 @@ def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str 
         )
 
 
-def _lecture_exists(pool: ConnectionPool, lecture_id: str) -> bool:
-    with pool.connection() as conn:
-        return conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is not None
-
-
 def _valid_uuid(value: str) -> bool:
+    """True for a UUID in its canonical form (``8-4-4-4-12`` hex digits, as Postgres prints it)."""
     try:
-        uuid.UUID(value)
-        return True
-    except (ValueError, TypeError):
+        return str(uuid.UUID(value)) == value.lower()
+    except (ValueError, TypeError, AttributeError):
         return False
 
 
+class RefusedEvent(Exception):
+    """An event this consumer must not act on (it does not decode, names no valid lecture of its
+    course, or carries a URI outside the lecture's folder of the media store). ``str(err)`` is the
+    reason, sent with the payload to the dead-letter subject; the lecture is left alone."""
+
+
+# what users read in ``lectures.error`` when a stage gives up for a reason that is not the
+# lecture's own (a bug, a database or disk error): our sentence, the exception goes to the log
+_STAGE_LABELS = {"transcribing": "Transcription", "slides": "Slide reading", "indexing": "Indexing"}
+
+
+def internal_failure(stage_name: str, attempts: int) -> str:
+    """The user-facing reason for a stage that failed ``attempts`` times on an unexpected error."""
+    label = _STAGE_LABELS.get(stage_name, stage_name.capitalize())
+    return f"{label} failed after {attempts} attempts because of an internal error; retry the lecture."
+
+
+@retry_on_disconnect
+def _lecture_course(pool: ConnectionPool, lecture_id: str) -> str | None:
+    """The course id of lecture ``lecture_id`` (a UUID string), None when there is no such lecture."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT course_id FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
+    return None if row is None else str(row["course_id"])
+
+
+def decode_event(stage: Stage, body: bytes) -> Message:
+    """``body`` as ``stage.message_type``. Raises :class:`RefusedEvent` when it does not decode."""
+    try:
+        return stage.message_type.FromString(body)
+    except DecodeError as e:
+        raise RefusedEvent(f"the payload is not a {stage.message_type.__name__}: {e}") from None
+
+
+def check_event(event: Message, pool: ConnectionPool, store: MediaStore) -> bool:
+    """Validates a decoded event before any handler runs; returns False when its lecture no
+    longer exists (deleted while the event was queued: drop it), True when it may be acted on.
+
+    Checks: ``lecture_id`` and ``course_id`` are UUIDs; the lecture belongs to that course;
+    every ``*_uri`` field that is set names an existing file inside that lecture's folder of the
+    store (:meth:`MediaStore.resolve`); a ``LectureUploaded`` carries at least one of them.
+    Raises :class:`RefusedEvent` with the reason otherwise.
+    """
+    fields = event.DESCRIPTOR.fields_by_name
+    for name in ("lecture_id", "course_id"):
+        if name in fields and not _valid_uuid(getattr(event, name)):
+            raise RefusedEvent(f"{name} {getattr(event, name)[:80]!r} is not a UUID")
+    course = _lecture_course(pool, event.lecture_id)
+    if course is None:
+        return False
+    if "course_id" in fields and uuid.UUID(event.course_id) != uuid.UUID(course):
+        raise RefusedEvent(f"lecture {event.lecture_id} is not a lecture of course {event.course_id}")
+    uris = [name for name in fields if name.endswith("_uri")]
+    for name in uris:
+        value = getattr(event, name)
+        if not value:
+            continue
+        try:
+            path = store.resolve(value, event.lecture_id)
+        except UnsafeMediaURI as e:
+            raise RefusedEvent(f"{name}: {e}") from None
+        if not path.is_file():
+            raise RefusedEvent(f"{name}: {path} is not a file")
+    if uris and not any(getattr(event, name) for name in uris):
+        raise RefusedEvent(f"the event carries none of {', '.join(uris)}")
+    return True
+
+
+@retry_on_disconnect
+def _processed(pool: ConnectionPool, consumer: str, mid: str) -> bool:
+    with pool.connection() as conn:
+        return conn.execute("SELECT 1 FROM processed_events WHERE consumer=%s AND msg_id=%s",
+                            (consumer, mid)).fetchone() is not None
+
+
+@retry_on_disconnect
+def _mark_processed(pool: ConnectionPool, consumer: str, mid: str) -> None:
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO processed_events (consumer, msg_id) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                     (consumer, mid))
+
+
+def _header_value(text: str, limit: int = 500) -> str:
+    """``text`` as one line fit for a NATS header value."""
+    return " ".join(text.split())[:limit]
+
+
+class _Runner:
+    """Runs one stage's messages: validation, idempotency, heartbeats, retries, dead-letter and
+    failure (see the module docstring). One instance per stage, shared by its subscribers."""
+
+    def __init__(self, stage: Stage, settings: Settings, pool: ConnectionPool, store: MediaStore,
+                 broker: NatsBroker):
+        self.stage, self.settings, self.pool, self.store, self.broker = stage, settings, pool, store, broker
+        self.ack_wait_s = stage.ack_wait_s or settings.ack_wait_s
+
+    async def publish(self, subject: str, payload: bytes, msg_id: str, headers: dict | None = None) -> None:
+        await self.broker.publish(payload, subject, stream=self.settings.stream,
+                                  headers={"Nats-Msg-Id": msg_id, **(headers or {})})
+
+    async def dead_letter(self, body: bytes, mid: str, subject: str, reason: str) -> None:
+        """Publishes ``body`` to the dead-letter subject with headers naming the reason, the
+        consumer and the subject it came from."""
+        await self.publish(bus.DEAD_LETTER, body, f"dlq:{self.stage.durable}:{mid}", headers={
+            bus.DEAD_LETTER_REASON: _header_value(reason), bus.DEAD_LETTER_CONSUMER: self.stage.durable,
+            bus.DEAD_LETTER_SUBJECT: subject})
+
+    async def fail(self, event: Message, reason: str, mid: str) -> None:
+        """Marks the (validated) lecture failed with ``reason`` (our sentence) and publishes
+        ``lecture.failed``; a side consumer's failure is not the lecture's and is only logged."""
+        log.warning("lecture %s failed at %s: %s", event.lecture_id, self.stage.stage_name, reason)
+        if not self.stage.records_stage:
+            return
+        await asyncio.to_thread(set_stage, self.pool, event.lecture_id, stage="failed", status="failed",
+                                progress=0.0, error=reason)
+        failed = events_pb2.LectureFailed(lecture_id=event.lecture_id, course_id=getattr(event, "course_id", ""),
+                                          stage=self.stage.stage_name, reason=reason)
+        await self.publish(bus.FAILED, failed.SerializeToString(), bus.next_msg_id(bus.FAILED, event.lecture_id, mid))
+
+    async def consume(self, body: bytes, msg: NatsMessage) -> None:
+        """Entry point of every message of this stage."""
+        raw = msg.raw_message
+        mid = (raw.headers or {}).get("Nats-Msg-Id") or f"seq:{raw.metadata.sequence.stream}"
+        try:
+            event = decode_event(self.stage, body)
+            live = await asyncio.to_thread(check_event, event, self.pool, self.store)
+        except RefusedEvent as e:
+            log.error("%s refused event %s on %s: %s", self.stage.durable, mid, raw.subject, e)
+            await self.dead_letter(body, mid, raw.subject, str(e))
+            await msg.reject()
+            return
+        if not live:
+            log.warning("%s: lecture %s no longer exists; dropping", self.stage.durable, event.lecture_id)
+            await msg.ack()
+            return
+        if await asyncio.to_thread(_processed, self.pool, self.stage.durable, mid):
+            await msg.ack()
+            return
+        await self.run(event, body, msg, mid)
+
+    def _progress(self, event: Message, loop: asyncio.AbstractEventLoop) -> Callable[[float], None]:
+        def progress(fraction: float) -> None:
+            set_stage(self.pool, event.lecture_id, stage=self.stage.stage_name, progress=float(fraction))
+            p = events_pb2.StageProgress(lecture_id=event.lecture_id, stage=self.stage.stage_name,
+                                         progress=float(fraction))
+            asyncio.run_coroutine_threadsafe(self.broker.publish(p.SerializeToString(), bus.PROGRESS), loop)
+        return progress
+
+    async def _heartbeat(self, msg: NatsMessage) -> None:
+        while True:
+            await asyncio.sleep(max(1.0, self.ack_wait_s / 3))
+            await msg.in_progress()
+
+    async def run(self, event: Message, body: bytes, msg: NatsMessage, mid: str) -> None:
+        """Runs the handler in a thread with in-progress acks; publishes the next event, or retries,
+        dead-letters and fails the lecture (see :func:`internal_failure`)."""
+        stage, meta = self.stage, msg.raw_message.metadata
+        ctx = StageContext(settings=self.settings, pool=self.pool, lecture_id=event.lecture_id,
+                           progress=self._progress(event, asyncio.get_running_loop()), store=self.store)
+        beat = asyncio.create_task(self._heartbeat(msg))
+        _PENDING.set(meta.num_pending, {"consumer": stage.durable})
+        t_stage = time.perf_counter()
+        try:
+            if stage.records_stage:
+                await asyncio.to_thread(set_stage, self.pool, event.lecture_id, stage=stage.stage_name)
+            with _TRACER.start_as_current_span(stage.durable, attributes={
+                    "lc.lecture_id": event.lecture_id, "lc.delivery": meta.num_delivered}):
+                result = await asyncio.to_thread(stage.handle, event, ctx)
+            _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "ok"})
+        except PermanentError as e:
+            _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "failed"})
+            await self.fail(event, str(e), mid)
+            await msg.ack()
+            return
+        except Exception as e:  # transient or unknown: retry, then dead-letter
+            log.exception("%s failed on %s (delivery %s)", stage.durable, event.lecture_id, meta.num_delivered)
+            if meta.num_delivered >= self.settings.max_deliver:
+                await self.dead_letter(body, mid, msg.raw_message.subject,
+                                       f"failed after {meta.num_delivered} attempts: {type(e).__name__}: {e}")
+                await self.fail(event, internal_failure(stage.stage_name, meta.num_delivered), mid)
+                await msg.reject()
+            else:
+                await msg.nack(delay=min(30.0, 2.0 * meta.num_delivered))
+            return
+        finally:
+            beat.cancel()
+        if result is not None:
+            subject, next_msg = result
+            await self.publish(subject, next_msg.SerializeToString(), bus.next_msg_id(subject, event.lecture_id, mid))
+        await asyncio.to_thread(_mark_processed, self.pool, stage.durable, mid)
+        await msg.ack()
+
+
+def _handler(runner: _Runner, name: str):
+    """A FastStream handler function (body + message, nothing else in its signature) for ``runner``."""
+    async def handler(body: bytes, msg: NatsMessage) -> None:
+        await runner.consume(body, msg)
+
+    handler.__name__ = name
+    return handler
+
+
 def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: list[Stage]) -> tuple[FastStream, NatsBroker]:
-    """A FastStream app with one durable pull consumer per stage (see module docstring)."""
+    """A FastStream app with ``stage.concurrency`` pull subscribers per stage on the stage's
+    durable consumer (see the module docstring).
+
+    Concurrency: each subscriber fetches one message at a time and only when it is idle, so a
+    message is never held in memory waiting for a worker without in-progress acks (FastStream's
+    ``max_workers`` prefetches one and holds it unacknowledged while all workers are busy, which
+    JetStream redelivers after the ack wait). Different lectures' messages of one stage thus run
+    side by side in one process; handlers run in threads (a pool sized for all stages).
+    """
     from faststream.nats.opentelemetry import NatsTelemetryMiddleware
 
     # the middleware continues the lecture's trace from the message headers and injects it into
-    # what we publish; graceful_timeout lets the message in flight finish on SIGTERM
+    # what we publish; graceful_timeout lets the messages in flight finish on SIGTERM
     broker = NatsBroker(nats_url, name="lecture-copilot-worker", graceful_timeout=settings.graceful_timeout_s,
                         middlewares=[NatsTelemetryMiddleware()])
     stream = JStream(settings.stream, subjects=bus.STREAM_SUBJECTS, declare=False)
-
-    async def publish(subject: str, payload: bytes, msg_id: str) -> None:
-        await broker.publish(payload, subject, stream=settings.stream, headers={"Nats-Msg-Id": msg_id})
-
-    async def fail(lecture_id: str, course_id: str, stage: Stage, reason: str, mid: str) -> None:
-        log.warning("lecture %s failed at %s: %s", lecture_id, stage.stage_name, reason)
-        if not stage.records_stage:  # a side consumer's failure is not the lecture's
-            return
-        if _valid_uuid(lecture_id):
-            await asyncio.to_thread(set_stage, pool, lecture_id, stage="failed", status="failed",
-                                    progress=0.0, error=reason)
-            failed = events_pb2.LectureFailed(lecture_id=lecture_id, course_id=course_id,
-                                              stage=stage.stage_name, reason=reason)
-            await publish(bus.FAILED, failed.SerializeToString(), bus.next_msg_id(bus.FAILED, lecture_id, mid))
+    store = MediaStore.from_settings(settings)
 
     for stage in stages:
-        config = ConsumerConfig(ack_wait=stage.ack_wait_s or settings.ack_wait_s,
-                                max_deliver=settings.max_deliver + 1, filter_subject=stage.subject)
-
-        def make_handler(stage: Stage):
-            async def handler(body: bytes, msg: NatsMessage) -> None:
-                raw = msg.raw_message
-                meta = raw.metadata
-                mid = (raw.headers or {}).get("Nats-Msg-Id") or f"seq:{meta.sequence.stream}"
-                try:
-                    event = stage.message_type.FromString(body)
-                    if not _valid_uuid(event.lecture_id):
-                        raise DecodeError(f"lecture_id {event.lecture_id!r} is not a UUID")
-                except DecodeError as e:
-                    log.error("malformed %s event %s: %s", stage.subject, mid, e)
-                    await publish(bus.DEAD_LETTER, body, f"dlq:{stage.durable}:{mid}")
-                    await msg.reject()
-                    return
-                if not _lecture_exists(pool, event.lecture_id):
-                    log.warning("%s: lecture %s no longer exists; dropping", stage.durable, event.lecture_id)
-                    await msg.ack()
-                    return
-                with pool.connection() as conn:
-                    done = conn.execute("SELECT 1 FROM processed_events WHERE consumer=%s AND msg_id=%s",
-                                        (stage.durable, mid)).fetchone()
-                if done:
-                    await msg.ack()
-                    return
-
-                loop = asyncio.get_running_loop()
-
-                def progress(fraction: float) -> None:
-                    set_stage(pool, event.lecture_id, stage=stage.stage_name, progress=float(fraction))
-                    p = events_pb2.StageProgress(lecture_id=event.lecture_id, stage=stage.stage_name,
-                                                 progress=float(fraction))
-                    asyncio.run_coroutine_threadsafe(broker.publish(p.SerializeToString(), bus.PROGRESS), loop)
-
-                async def heartbeat() -> None:
-                    while True:
-                        await asyncio.sleep(max(1.0, (stage.ack_wait_s or settings.ack_wait_s) / 3))
-                        await msg.in_progress()
-
-                ctx = StageContext(settings=settings, pool=pool, lecture_id=event.lecture_id, progress=progress)
-                beat = asyncio.create_task(heartbeat())
-                _PENDING.set(meta.num_pending, {"consumer": stage.durable})
-                t_stage = time.perf_counter()
-                try:
-                    if stage.records_stage:
-                        await asyncio.to_thread(set_stage, pool, event.lecture_id, stage=stage.stage_name)
-                    with _TRACER.start_as_current_span(stage.durable, attributes={
-                            "lc.lecture_id": event.lecture_id, "lc.delivery": meta.num_delivered}):
-                        result = await asyncio.to_thread(stage.handle, event, ctx)
-                    _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "ok"})
-                except PermanentError as e:
-                    beat.cancel()
-                    _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "failed"})
-                    await fail(event.lecture_id, getattr(event, "course_id", ""), stage, str(e), mid)
-                    await msg.ack()
-                    return
-                except Exception as e:  # transient or unknown: retry, then dead-letter
-                    beat.cancel()
-                    log.exception("%s failed on %s (delivery %s)", stage.durable, event.lecture_id, meta.num_delivered)
-                    if meta.num_delivered >= settings.max_deliver:
-                        await publish(bus.DEAD_LETTER, body, f"dlq:{stage.durable}:{mid}")
-                        await fail(event.lecture_id, getattr(event, "course_id", ""), stage,
-                                   f"{stage.stage_name} failed after {meta.num_delivered} attempts: {e}", mid)
-                        await msg.reject()
-                    else:
-                        await msg.nack(delay=min(30.0, 2.0 * meta.num_delivered))
-                    return
-                beat.cancel()
-                if result is not None:
-                    subject, next_msg = result
-                    await publish(subject, next_msg.SerializeToString(), bus.next_msg_id(subject, event.lecture_id, mid))
-                with pool.connection() as conn:
-                    conn.execute("INSERT INTO processed_events (consumer, msg_id) VALUES (%s, %s) "
-                                 "ON CONFLICT DO NOTHING", (stage.durable, mid))
-                await msg.ack()
-
-            handler.__name__ = f"handle_{stage.durable}"
-            return handler
-
-        broker.subscriber(
-            stage.subject, stream=stream, durable=stage.durable, config=config,
-            pull_sub=PullSub(batch_size=1, timeout=5.0), ack_policy=AckPolicy.MANUAL,
-        )(make_handler(stage))
+        runner = _Runner(stage, settings, pool, store, broker)
+        config = ConsumerConfig(ack_wait=runner.ack_wait_s, max_deliver=settings.max_deliver + 1,
+                                filter_subject=stage.subject)
+        for i in range(max(1, stage.concurrency)):
+            broker.subscriber(
+                stage.subject, stream=stream, durable=stage.durable, config=config,
+                pull_sub=PullSub(batch_size=1, timeout=5.0), ack_policy=AckPolicy.MANUAL,
+            )(_handler(runner, f"handle_{stage.durable}_{i}"))
 
     app = FastStream(broker)
+    threads = sum(max(1, s.concurrency) for s in stages) + 8  # handlers + their set_stage/DB calls
 
     @app.on_startup
     async def declare_stream() -> None:
         import nats as _nats
 
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lc-stage"))
         nc = await _nats.connect(nats_url)
         try:
             await bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas)
@@ -223,7 +351,7 @@ def run(stages: list[Stage], *, health_port: int, name: str) -> None:
 
     telemetry.setup(name)
     settings = get_settings()
-    pool = db.make_pool(settings, max_size=4)
+    pool = db.make_pool(settings, max_size=max(4, sum(max(1, s.concurrency) for s in stages) + 2))
     url = embedded.nats_url(settings)
     app, broker = build_app(settings, pool, url, stages)
     state = {"ready": False}

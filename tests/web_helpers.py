@@ -69,17 +69,18 @@ def upload_captions(base: str, course_id: str, *, session=None, headers=None, ti
 
 
 class Gateway:
-    """A second gateway process on the stack's stores with its own settings (e.g. low limits)."""
+    """A second gateway process on the stack's stores with its own settings (e.g. low limits);
+    with ``service="ingest"`` a second ingest process (``port``: its port, or a free one)."""
 
-    def __init__(self, stack, env: dict[str, str]):
+    def __init__(self, stack, env: dict[str, str], service: str = "gateway", port: int | None = None):
         from lecturecopilot.stack import _free_port, service_env
 
-        self.port = _free_port()
+        self.port = port or _free_port()
         full = service_env(stack.settings)
-        full.update({"LC_GATEWAY_PORT": str(self.port), **env})
+        full.update({f"LC_{service.upper()}_PORT": str(self.port), **env})
         self.base = f"http://127.0.0.1:{self.port}"
-        self.log = open(stack.settings.data_dir / "logs" / f"gateway-{self.port}.log", "ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "services.gateway"], env=full, cwd=str(ROOT),
+        self.log = open(stack.settings.data_dir / "logs" / f"{service}-{self.port}.log", "ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", f"services.{service}"], env=full, cwd=str(ROOT),
                                      stdout=self.log, stderr=self.log, start_new_session=True)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -92,7 +93,7 @@ class Gateway:
                 break
             time.sleep(0.3)
         self.close()
-        raise RuntimeError("the second gateway did not start")
+        raise RuntimeError(f"the second {service} did not start")
 
     def close(self) -> None:
         if self.proc.poll() is None:

@@ -2,7 +2,8 @@
 
 Postgres is the system of record for segments and their embeddings; this shard is the
 ask process's own replica of them, rebuilt at start and brought up to date before each
-query from a cheap watermark check (``lectures.indexed_at`` per course). Every point
+query from a cheap watermark check (``lectures.indexed_at`` per course); the same query gives
+every lecture's current number, which labels the hits (a renumber needs no re-indexing). Every point
 carries ``course_id`` and ``lecture_id`` in its payload; every query is filtered by course.
 
 Named vectors per point: ``dense`` (all-MiniLM-L6-v2, cosine) and ``bm25`` (sparse,
@@ -29,6 +30,7 @@ import numpy as np
 import qdrant_edge as q
 from psycopg_pool import ConnectionPool
 
+from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 
 from .chargrams import CourseGrams
@@ -163,6 +165,10 @@ class EmbeddedSearchIndex:
         self.bm25 = q.Bm25(q.Bm25Config(language="english"))
         self._lock = threading.RLock()
         self._synced: dict[str, dict[str, object]] = {}  # course_id -> {lecture_id: indexed_at}
+        # lecture_id -> its number as Postgres has it at the last sync: hits are labelled with it, not
+        # with the number in the point's payload (written when the lecture was indexed), so a renumber
+        # reaches citations and search at the next query without re-indexing
+        self.numbers: dict[str, int] = {}
         # (lecture_id, segment_idx) -> sentences with their embeddings, for the extractive writer
         self.sentences: dict[tuple[str, int], tuple[list[IndexedSentence], np.ndarray]] = {}
         # (lecture_id, segment_idx) -> the segment as a Hit (score 0), to map sub-chunk hits to
@@ -179,8 +185,12 @@ class EmbeddedSearchIndex:
         self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
 
     # -- sync ---------------------------------------------------------------------------
+    @db.retry_on_disconnect
     def sync_course(self, course_id: str) -> None:
-        """Brings the shard's points of ``course_id`` in line with Postgres (ready lectures)."""
+        """Brings the shard's points of ``course_id`` in line with Postgres (ready lectures): a
+        lecture indexed anew (``indexed_at``) is reloaded, a deleted one dropped, and every lecture's
+        current number is taken (a renumber changes no point, only the labels of hits). Runs once
+        more if Postgres cut the connection (a lecture's load is whole or not at all)."""
         with self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT id::text AS id, number, indexed_at FROM lectures "
@@ -188,6 +198,7 @@ class EmbeddedSearchIndex:
         want = {r["id"]: r["indexed_at"] for r in rows}
         numbers = {r["id"]: r["number"] for r in rows}
         with self._lock:
+            self.numbers.update(numbers)
             have = self._synced.setdefault(course_id, {})
             if have == want:
                 return
@@ -211,6 +222,7 @@ class EmbeddedSearchIndex:
             del self.segments[key]
             self.segment_tokens.pop(key, None)
         course = self.course_of.pop(lecture_id, "")
+        self.numbers.pop(lecture_id, None)
         self._df_cache.pop(course, None)
         self._grams_cache.pop(course, None)
         self._vocab_cache.pop(course, None)
@@ -228,6 +240,7 @@ class EmbeddedSearchIndex:
             chaps = conn.execute("SELECT start_s, end_s, bullet_embeddings FROM chapters WHERE lecture_id=%s "
                                  "ORDER BY idx", (lecture_id,)).fetchall()
         self._drop_lecture(lecture_id)
+        self.numbers[lecture_id] = number
 
         def point(pid: str, kind: str, seg_idx: int, r: dict) -> tuple:
             return (pid, list(r["embedding"]), self.bm25.embed_document(r["text"]),
@@ -389,9 +402,14 @@ class EmbeddedSearchIndex:
             vals.append(float(v) * math.log((n_docs - n + 0.5) / (n + 0.5) + 1.0))
         return idx, vals
 
+    def number_of(self, lecture_id: str, fallback: int) -> int:
+        """The lecture's number at the last sync (``fallback``: the one stored with its points)."""
+        return self.numbers.get(lecture_id, fallback)
+
     def _lists(self, dense_seg, bm25_seg, dense_sub, bm25_sub, limit: int) -> dict[str, list[Hit]]:
         def hits(res) -> list[Hit]:
-            return [Hit(str(p.id), p.payload["lecture_id"], int(p.payload["lecture_number"]),
+            return [Hit(str(p.id), p.payload["lecture_id"],
+                        self.number_of(p.payload["lecture_id"], int(p.payload["lecture_number"])),
                         int(p.payload["segment_idx"]), float(p.payload["start_s"]), float(p.payload["end_s"]),
                         p.payload["text"], float(p.score)) for p in res]
 
@@ -404,8 +422,8 @@ class EmbeddedSearchIndex:
             out = []
             for key, score in list(best.items())[:limit]:
                 h = self.segments[key]
-                out.append(Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s,
-                               h.text, score))
+                out.append(Hit(h.point_id, h.lecture_id, self.number_of(h.lecture_id, h.lecture_number),
+                               h.segment_idx, h.start_s, h.end_s, h.text, score))
             return out
 
         return {"dense": hits(dense_seg), "bm25": hits(bm25_seg), "dense_sub": pooled(dense_sub),

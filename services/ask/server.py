@@ -16,7 +16,7 @@ from concurrent import futures
 import grpc
 from psycopg_pool import ConnectionPool
 
-from lecturecopilot import models, telemetry
+from lecturecopilot import db, models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
@@ -56,7 +56,8 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         self.index = index
         self.writers = configured_writers(settings)
 
-    # -- helpers ---------------------------------------------------------------------------
+    # -- helpers (each reads or writes in one go: run again on a new connection if Postgres cut it) --
+    @db.retry_on_disconnect
     def _check(self, request, context) -> tuple[str, str | None, str]:
         course_id = _uuid_or_none(request.course_id)
         if course_id is None:
@@ -78,6 +79,28 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                           f"The question is too long (over {MAX_QUESTION_CHARS} characters).")
         return course_id, lecture_id, text
 
+    @db.retry_on_disconnect
+    def _someone_elses(self, conversation_id: str, course_id: str, asker: str | None) -> bool:
+        """True when the conversation id already belongs to another course or asker."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT 1 FROM answers WHERE conversation_id=%s AND (course_id<>%s OR asker IS "
+                                "DISTINCT FROM %s) LIMIT 1", (conversation_id, course_id, asker)).fetchone() is not None
+
+    @db.retry_on_disconnect
+    def _assessment_mode(self, course_id: str) -> bool:
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT assessment_mode FROM courses WHERE id=%s", (course_id,)).fetchone()
+        return bool(row and row["assessment_mode"])
+
+    @db.retry_on_disconnect
+    def _record(self, values: tuple) -> None:
+        """Stores an answer (``answers`` row; a repeat after a lost connection changes nothing)."""
+        with self.pool.connection() as conn:
+            conn.execute(
+                "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, rewritten_question, "
+                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms, asker, staff) "
+                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (id) DO NOTHING", values)
+
     def _embed(self, text: str):
         return models.embed(self.settings.embed_model, [text])[0]
 
@@ -91,6 +114,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                             start_s=p.hit.start_s, end_s=p.hit.end_s, text=p.hit.text, score=p.score)
             for p in passages])
 
+    @db.retry_on_disconnect
     def _history(self, conversation_id: str, course_id: str, n: int = 3) -> list[str]:
         """The last ``n`` standalone questions of the conversation (oldest first)."""
         with self.pool.connection() as conn:
@@ -99,6 +123,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                 "AND course_id=%s ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
         return [r["q"] for r in reversed(rows)]
 
+    @db.retry_on_disconnect
     def _said(self, conversation_id: str, course_id: str, n: int = 3) -> set[tuple[str, float]]:
         """The moments the conversation's last ``n`` answers cited, as ``{(lecture_id, t_s)}``
         ("What is chaining?" → "why?" → "more simply": the third repeats neither)."""
@@ -107,6 +132,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                                 "ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
         return {(c["lecture_id"], float(c["t_s"])) for r in rows for s in r["sentences"] for c in s["citations"]}
 
+    @db.retry_on_disconnect
     def _lectures(self, course_id: str) -> list[outline.LectureInfo]:
         with self.pool.connection() as conn:
             rows = conn.execute("SELECT id::text AS id, number, title, duration_s FROM lectures "
@@ -168,6 +194,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
                 f"start from the beginning of the lecture.")
         return write.AnswerSentence(text, [write.Cite(target.id, target.number, 0.0)])
 
+    @db.retry_on_disconnect
     def _practice_questions(self, lecture_id: str) -> int:
         """How many exam-prep questions the lecture has, writing its set (extractive, well under
         a second) when it has none. That set is ``automatic``: it does not use up the instructor's
@@ -220,10 +247,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         course_id, lecture_id, message = self._check(request, context)
         conversation_id = _uuid_or_none(request.conversation_id) or str(uuid.uuid4())
         asker = request.asker[:128] or None
-        with self.pool.connection() as conn:
-            other = conn.execute("SELECT 1 FROM answers WHERE conversation_id=%s AND (course_id<>%s OR asker IS "
-                                 "DISTINCT FROM %s) LIMIT 1", (conversation_id, course_id, asker)).fetchone()
-        if other:  # a conversation belongs to one course and one asker: anyone else starts a new one
+        if self._someone_elses(conversation_id, course_id, asker):  # a conversation belongs to one course and one asker: anyone else starts a new one
             conversation_id = str(uuid.uuid4())
         history = self._history(conversation_id, course_id)
         question = followup.rewrite_with_model(message, history, self.writers)
@@ -237,9 +261,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         out: list[ask_pb2.Sentence] = []
         outcome = compose.Outcome()
 
-        with self.pool.connection() as conn:
-            assessment = conn.execute("SELECT assessment_mode FROM courses WHERE id=%s", (course_id,)).fetchone()
-        graded = bool(assessment and assessment["assessment_mode"]) and examprep.looks_like_graded_item(message)
+        graded = self._assessment_mode(course_id) and examprep.looks_like_graded_item(message)
         hidden = 0
 
         def emit(sentence: write.AnswerSentence):
@@ -318,17 +340,13 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         _ASK_MS.record(total_ms, {"writer": outcome.writer or "none", "declined": declined})
         if declined:
             _DECLINED.add(1, {"reason": reason or "not_covered"})
-        with self.pool.connection() as conn:
-            conn.execute(
-                "INSERT INTO answers (id, conversation_id, course_id, lecture_id, question, rewritten_question, "
-                "answer, declined, reason, sentences, sources, writer, retrieve_ms, total_ms, asker, staff) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s)",
-                (answer_id, conversation_id, course_id, lecture_id, message, question, answer_text, declined,
-                 reason or None,
-                 json.dumps([{"text": s.text, "citations": [{"lecture_id": c.lecture_id, "t_s": c.t_s}
-                                                            for c in s.citations]} for s in out]),
-                 json.dumps([{"lecture_id": s.lecture_id, "start_s": s.start_s, "end_s": s.end_s} for s in sources]),
-                 outcome.writer, retrieve_ms, total_ms, asker, request.staff))
+        self._record((answer_id, conversation_id, course_id, lecture_id, message, question, answer_text, declined,
+                      reason or None,
+                      json.dumps([{"text": s.text, "citations": [{"lecture_id": c.lecture_id, "t_s": c.t_s}
+                                                                 for c in s.citations]} for s in out]),
+                      json.dumps([{"lecture_id": s.lecture_id, "start_s": s.start_s, "end_s": s.end_s}
+                                  for s in sources]),
+                      outcome.writer, retrieve_ms, total_ms, asker, request.staff))
         yield ask_pb2.AskEvent(done=ask_pb2.Done(
             answer_id=answer_id, conversation_id=conversation_id, declined=declined, answer=answer_text,
             sentences=out, sources=sources, retrieve_ms=retrieve_ms, total_ms=total_ms, writer=outcome.writer,

@@ -13,6 +13,7 @@ and contact messages are rate-limited (``limits.py``).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import math
@@ -20,6 +21,7 @@ import queue
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import timedelta
 from importlib import resources
 from pathlib import Path
@@ -27,18 +29,21 @@ from types import SimpleNamespace
 from typing import Callable
 
 import grpc
+import psycopg
 import requests
-from flask import Flask, Response, g, jsonify, request, send_file, session, stream_with_context
+import psycopg
+from flask import Flask, Response, current_app, g, jsonify, request, send_file, session, stream_with_context
 from werkzeug.exceptions import HTTPException
 from werkzeug.middleware.proxy_fix import ProxyFix
 
-from lecturecopilot import db, telemetry
+from lecturecopilot import db, httpserve, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import get_settings
 
-from . import accounts, insights, limits, quiz_routes, security
+from . import accounts, insights, limits, quiz_routes, schemas, security
 from .auth import principal_for
+from .schemas import accepts
 
 log = logging.getLogger("services.gateway")
 STATIC = Path(str(resources.files("services.gateway").joinpath("static")))
@@ -60,23 +65,6 @@ def _uuid(value: str, what: str) -> str:
         raise ApiError(404, "not_found", f"Unknown {what}.") from None
 
 
-def _clean_text(value, field: str, max_chars: int) -> str:
-    """A user-supplied string, stripped; 400 when missing, too long, or holding characters no
-    store can keep (NUL, unpaired UTF-16 surrogates) or that make shown text read other than it is
-    (bidirectional embedding, override and isolate controls U+202A–202E, U+2066–2069: "Trojan Source",
-    CVE-2021-42574)."""
-    if not isinstance(value, str) or not value.strip():
-        raise ApiError(400, f"invalid_{field}", f"'{field}' must be a non-empty string.")
-    if "\x00" in value or any(0xD800 <= ord(c) <= 0xDFFF or 0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069
-                              for c in value):
-        raise ApiError(400, f"invalid_{field}", f"'{field}' contains characters that are not allowed (NUL, "
-                                                "unpaired surrogates or text-direction controls).")
-    value = " ".join(value.split()) if field not in ("comment", "message") else value.strip()
-    if len(value) > max_chars:
-        raise ApiError(400, f"invalid_{field}", f"'{field}' must be at most {max_chars} characters.")
-    return value
-
-
 def _lecture_json(r: dict) -> dict:
     return {"id": str(r["id"]), "number": r["number"], "title": r["title"], "duration_s": r["duration_s"],
             "status": r["status"], "stage": r["stage"], "progress": r["progress"], "error": r["error"]}
@@ -88,6 +76,21 @@ def _status_json(r: dict) -> dict:
 
 FIRST_EVENT_WAIT_S = 0.5  # how long a streamed ask waits for ask's first event before sending headers
 KEEPALIVE_S = 1.0  # SSE comment interval while ask is still working
+
+
+UPLOAD_ENDPOINTS = ("upload_lecture", "resumable_upload_chunk")  # their bodies stream to ingest
+RETRIED_POSTS = ("ask_question", "search")  # before ask they only read (and count a question, rolled back on loss)
+
+
+def _retry_on_disconnect(view, always: bool):
+    """``view`` run once more when its connection to Postgres was lost (``db.retry_on_disconnect``),
+    for the idempotent requests (GET, HEAD, OPTIONS) and, with ``always``, any."""
+    retrying = db.retry_on_disconnect(view)
+
+    @functools.wraps(view)
+    def run(**kw):
+        return retrying(**kw) if always or request.method in security.SAFE_METHODS else view(**kw)
+    return run
 
 
 def _finite(text: str) -> float:
@@ -117,6 +120,9 @@ def create_app() -> Flask:
     ask = ask_pb2_grpc.AskServiceStub(channel)
     app = Flask("gateway", static_folder=str(STATIC), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
+    # every request body is bounded in time (httpserve); uploads get their own bounds in authenticate()
+    app.wsgi_app = httpserve.bounded_bodies(app.wsgi_app, timeout_s=settings.body_timeout_s,
+                                            stall_s=min(settings.body_timeout_s, settings.upload_stall_s))
     if tracing:
         from opentelemetry.instrumentation.flask import FlaskInstrumentor
 
@@ -148,6 +154,12 @@ def create_app() -> Flask:
         # keep Werkzeug's own headers: Content-Range on a 416, Allow on a 405 (not its HTML Content-Type)
         return body, status, [(k, v) for k, v in e.get_headers() if k.lower() != "content-type"]
 
+    @app.errorhandler(psycopg.OperationalError)
+    def db_down(e: psycopg.OperationalError):
+        log.warning("database unavailable: %s", e)
+        return error(503, "database_unavailable", "The database is not reachable; try again shortly.") + (
+            {"Retry-After": "5"},)
+
     @app.errorhandler(Exception)
     def internal_error(e: Exception):
         log.exception("unhandled error")
@@ -155,22 +167,25 @@ def create_app() -> Flask:
 
     @app.before_request
     def authenticate():
-        if request.endpoint not in ("upload_lecture", "resumable_upload_chunk"):  # uploads stream to ingest; the rest is small
+        if request.endpoint not in UPLOAD_ENDPOINTS:  # uploads stream to ingest; the rest is small
             request.max_content_length = settings.max_json_bytes
             if (request.content_length or 0) > settings.max_json_bytes:
                 raise ApiError(413, "request_entity_too_large",
                                f"The request body is larger than {settings.max_json_bytes} bytes.")
+        else:
+            httpserve.set_body_limits(request.environ, stall_s=settings.upload_stall_s, timeout_s=(
+                settings.upload_timeout_s if request.endpoint == "upload_lecture" else settings.upload_chunk_timeout_s))
         g.via, g.csrf = None, None
         header = request.headers.get("Authorization")
         if header:
-            g.principal = principal_for(pool, settings.admin_token, header)
+            g.principal = db.retry_on_disconnect(principal_for)(pool, settings.admin_token, header)
             if g.principal is None:
                 raise ApiError(401, "unauthorized", "The token is not valid.")
             g.via = "token"  # bearer requests carry no ambient authority: no CSRF check
             return
         g.principal = None
         if "sid" in session:
-            found = accounts.session_principal(pool, session.get("sid"))
+            found = db.retry_on_disconnect(accounts.session_principal)(pool, session.get("sid"))
             if found is not None:
                 g.principal, g.csrf = found
                 g.via = "session"
@@ -189,13 +204,28 @@ def create_app() -> Flask:
         p = g.principal
         return limits.person_key(secret, p.email if p else None, request.remote_addr)
 
-    def limited(checks: list[tuple[str, int, int]], what: str) -> None:
-        allowed, retry = limits.hit_all(pool, checks)
-        if not allowed:
+    def limited(checks: list[tuple[str, int, int]], what: str) -> limits.Use:
+        """Counts one use of each limit (see limits.hit_all); 429 with ``Retry-After`` beyond one.
+        Returns the use, for ``limits.refund`` when the request is refused after all."""
+        use, retry = db.retry_on_disconnect(limits.hit_all)(pool, checks)
+        if use is None:
             raise ApiError(429, "rate_limited", f"Too many {what}; try again in {retry // 60 + 1} minutes.",
                            headers={"Retry-After": str(retry)})
+        return use
 
-    def body() -> dict:
+    def body() -> schemas.Body:
+        """The request's JSON body validated against the model its view declares (``@accepts``):
+        400 ``invalid_json`` for a body that is not a JSON object, 413 past ``max_json_bytes``,
+        400 with the field's code and path (``error.field``) for one that does not fit the model."""
+        model = getattr(current_app.view_functions[request.endpoint], "body_model", None)
+        if model is None:
+            raise RuntimeError(f"the view {request.endpoint} reads a body but declares none (@accepts)")
+        try:
+            return schemas.parse(model, json_object())
+        except schemas.BodyError as e:
+            raise ApiError(400, e.code, e.message, extra={"field": e.field}) from None
+
+    def json_object() -> dict:
         raw = b""
         while chunk := request.stream.read(settings.max_json_bytes + 1 - len(raw)):  # bounds a chunked body too
             raw += chunk
@@ -221,6 +251,7 @@ def create_app() -> Flask:
         p = g.principal
         return bool(p and (p.role == "admin" or (p.role == "instructor" and p.email.lower() == (c["owner_email"] or "").lower())))
 
+    @db.retry_on_disconnect
     def course_row(course_id: str, *, manage: bool = False) -> dict:
         """The course if this request may see it (else 404, also for a private course it may not
         see); with ``manage``, 401 anonymous, 403 unless admin or the owning instructor."""
@@ -237,6 +268,7 @@ def create_app() -> Flask:
                 raise ApiError(403, "forbidden", "Only the course's instructor or an admin can do this.")
         return row
 
+    @db.retry_on_disconnect
     def lecture_row(lecture_id: str, *, manage: bool = False) -> dict:
         """The lecture if its course may be seen (404 otherwise); ``manage`` as in course_row."""
         lid = _uuid(lecture_id, "lecture")
@@ -278,6 +310,12 @@ def create_app() -> Flask:
                  "/help", "/contact", "/admin"):
         app.add_url_rule(rule, f"page:{rule}", lambda **_: security.page(STATIC / "index.html"))
 
+    @app.get("/favicon.ico")
+    def favicon():
+        """The site icon where browsers look for it without a <link rel="icon"> (static/favicon.ico,
+        the same picture as static/favicon.svg)."""
+        return app.send_static_file("favicon.ico")
+
     @app.get("/healthz")
     def healthz():
         return {"ok": True}
@@ -290,13 +328,11 @@ def create_app() -> Flask:
 
     # -- courses and lectures ----------------------------------------------------------------
     @app.post("/api/courses")
+    @accepts(schemas.CourseCreate)
     def create_course():
         who = require("instructor", "admin")
         data = body()
-        title = _clean_text(data.get("title"), "title", 200)
-        visibility = data.get("visibility", "public")
-        if visibility not in ("public", "private"):
-            raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
+        title, visibility = data.title, data.visibility
         cid = str(uuid.uuid4())
         with pool.connection() as conn:
             conn.execute("INSERT INTO courses (id, title, owner_email, visibility) VALUES (%s,%s,%s,%s)",
@@ -325,16 +361,13 @@ def create_app() -> Flask:
                 "assessment_mode": c["assessment_mode"], "lectures": [_lecture_json(r) for r in rows]}
 
     @app.patch("/api/courses/<course_id>")
+    @accepts(schemas.CourseUpdate)
     def update_course(course_id: str):
         c = course_row(course_id, manage=True)
         data = body()
-        title = _clean_text(data["title"], "title", 200) if "title" in data else c["title"]
-        visibility = data.get("visibility", c["visibility"])
-        if visibility not in ("public", "private"):
-            raise ApiError(400, "invalid_visibility", "'visibility' must be 'public' or 'private'.")
-        assessment = data.get("assessment_mode", c["assessment_mode"])
-        if not isinstance(assessment, bool):
-            raise ApiError(400, "invalid_assessment_mode", "'assessment_mode' must be true or false.")
+        title = c["title"] if data.title is None else data.title
+        visibility = data.visibility or c["visibility"]
+        assessment = c["assessment_mode"] if data.assessment_mode is None else data.assessment_mode
         with pool.connection() as conn:
             conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s WHERE id=%s",
                          (title, visibility, assessment, c["id"]))
@@ -356,9 +389,10 @@ def create_app() -> Flask:
         return Response(status=204)
 
     @app.post("/api/courses/<course_id>/members")
+    @accepts(schemas.MemberAdd)
     def add_member(course_id: str):
         c = course_row(course_id, manage=True)
-        email = accounts.normal_email(body().get("email"))
+        email = accounts.normal_email(body().email)
         if email is None:
             raise ApiError(400, "invalid_email", "'email' must be an email address.")
         with pool.connection() as conn:
@@ -383,28 +417,51 @@ def create_app() -> Flask:
             conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (c["id"], email))
         return Response(status=204)
 
+    # Upload bodies stream through to ingest, each holding a thread while it arrives: at most
+    # upload_relays_max at once (plain requests always find a thread), each bounded in time
+    # (authenticate() sets the bounds). A refused upload's body is not read: the connection closes.
+    relay_slots = threading.BoundedSemaphore(settings.upload_relays_max)
+
+    @app.after_request
+    def drop_refused_upload(resp: Response) -> Response:
+        if request.endpoint in UPLOAD_ENDPOINTS and resp.status_code >= 400:
+            httpserve.drop_body(request.environ)
+        return resp
+
+    def relay_upload(method: str, path: str, headers: dict, timeout_s: float) -> Response:
+        """Streams this request's body to ``method path`` on ingest and answers with ingest's
+        answer; 503 ``uploads_busy`` (Retry-After) when upload_relays_max bodies are streaming."""
+        if not relay_slots.acquire(blocking=False):
+            raise ApiError(503, "uploads_busy", "The server is receiving as many uploads as it can; try again in a "
+                           "moment.", headers={"Retry-After": "10"})
+        try:
+            return relay_ingest(method, path, timeout_s=timeout_s, headers=headers,
+                                data=iter(lambda: request.stream.read(1024 * 1024), b""))
+        finally:
+            relay_slots.release()
+
     @app.post("/api/courses/<course_id>/lectures")
     def upload_lecture(course_id: str):
         c = course_row(course_id, manage=True)
         # streamed to ingest chunked (no copy of the body in the gateway)
-        headers = {"Content-Type": request.headers.get("Content-Type", "")}
-        try:
-            resp = requests.post(f"{settings.ingest_url}/v1/courses/{c['id']}/lectures", data=iter(lambda: request.stream.read(1024 * 1024), b""),
-                                 headers=headers, timeout=3600)
-        except requests.RequestException:
-            raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
-        return Response(resp.content, status=resp.status_code, content_type="application/json")
+        return relay_upload("POST", f"/v1/courses/{c['id']}/lectures", {"Content-Type": request.headers.get(
+            "Content-Type", "")}, settings.upload_timeout_s + 60)
 
     # -- resumable uploads: Content-Range chunks, relayed to ingest (services/ingest/resumable.py)
-    def relay_ingest(method: str, path: str, **kw) -> Response:
-        resp = ingest_call(method, path, timeout_s=3600, **kw)
-        return Response(resp.content, status=resp.status_code, content_type="application/json")
+    def relay_ingest(method: str, path: str, *, timeout_s: float = 3600, **kw) -> Response:
+        resp = ingest_call(method, path, timeout_s=timeout_s, **kw)
+        keep = {k: resp.headers[k] for k in ("Retry-After",) if k in resp.headers}
+        return Response(resp.content, status=resp.status_code, content_type="application/json", headers=keep)
 
     @app.post("/api/courses/<course_id>/uploads")
+    @accepts(schemas.UploadStart)
     def start_resumable_upload(course_id: str):
         c = course_row(course_id, manage=True)
-        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body())
+        who = g.principal  # who starts it: ingest caps open uploads per person (not for admins)
+        return relay_ingest("POST", f"/v1/courses/{c['id']}/uploads", json=body().model_dump(exclude_none=True), timeout_s=60,
+                            headers={"X-LC-Owner": who.email.lower(), "X-LC-Owner-Role": who.role})
 
+    @db.retry_on_disconnect
     def upload_of_managed_course(upload_id: str) -> str:
         """The upload's id when this request may manage its course (404 for an unknown upload or
         one of a course it may not see; 403 when it may see but not manage it)."""
@@ -419,13 +476,13 @@ def create_app() -> Flask:
 
     @app.get("/api/uploads/<upload_id>")
     def resumable_upload_status(upload_id: str):
-        return relay_ingest("GET", f"/v1/uploads/{upload_of_managed_course(upload_id)}")
+        return relay_ingest("GET", f"/v1/uploads/{upload_of_managed_course(upload_id)}", timeout_s=300)
 
     @app.put("/api/uploads/<upload_id>")
     def resumable_upload_chunk(upload_id: str):
-        return relay_ingest("PUT", f"/v1/uploads/{upload_of_managed_course(upload_id)}",
-                            data=iter(lambda: request.stream.read(1024 * 1024), b""),
-                            headers={"Content-Range": request.headers.get("Content-Range", "")})
+        return relay_upload("PUT", f"/v1/uploads/{upload_of_managed_course(upload_id)}",
+                            {"Content-Range": request.headers.get("Content-Range", "")},
+                            settings.upload_chunk_timeout_s + 300)
 
     @app.get("/api/lectures/<lecture_id>")
     def get_lecture(lecture_id: str):
@@ -441,21 +498,25 @@ def create_app() -> Flask:
                              for c in chapters]}
 
     @app.patch("/api/lectures/<lecture_id>")
+    @accepts(schemas.LectureUpdate)
     def update_lecture(lecture_id: str):
+        """Renames or renumbers a lecture (owner or admin); 409 ``number_taken`` when another lecture
+        of the course has the number, also when two requests race for it (the unique index decides).
+        Ask reads numbers and titles from Postgres at every request, so answers, search, the outline
+        and exam-prep pointers show the change at once."""
         r = lecture_row(lecture_id, manage=True)
         data = body()
-        title = _clean_text(data["title"], "title", 200) if "title" in data else r["title"]
-        number = data.get("number", r["number"])
-        if not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999:
-            raise ApiError(400, "invalid_number", "'number' must be an integer from 0 to 9999.")
-        with pool.connection() as conn:
-            if conn.execute("SELECT 1 FROM lectures WHERE course_id=%s AND number=%s AND id<>%s",
-                            (r["course_id"], number, r["id"])).fetchone():
-                raise ApiError(409, "number_taken", f"The course already has a lecture {number}; citations name "
-                                                    "lectures by number, so each needs its own.")
-        with pool.connection() as conn:
-            row = conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
-                               (title, number, r["id"])).fetchone()
+        title = r["title"] if data.title is None else data.title
+        number = r["number"] if data.number is None else data.number
+        try:
+            with pool.connection() as conn:
+                row = conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
+                                   (title, number, r["id"])).fetchone()
+        except psycopg.errors.UniqueViolation:
+            raise ApiError(409, "number_taken", f"The course already has a lecture {number}; citations name "
+                                                "lectures by number, so each needs its own.") from None
+        if row is None:
+            raise ApiError(404, "not_found", "Unknown lecture.")
         return _lecture_json(row)
 
     @app.delete("/api/lectures/<lecture_id>")
@@ -512,15 +573,18 @@ def create_app() -> Flask:
         lid = r["id"]
         release = take_stream_slot()
 
+        @db.retry_on_disconnect
+        def poll() -> dict | None:
+            with pool.connection() as conn:
+                return conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s", (lid,)).fetchone()
+
         def stream():
             try:
                 yield "retry: 3000\n\n"
                 last, last_sent = None, time.time()
                 deadline = time.time() + settings.event_stream_max_s
                 while time.time() < deadline:
-                    with pool.connection() as conn:
-                        row = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
-                                           (lid,)).fetchone()
+                    row = poll()
                     if row is None:
                         yield f"event: deleted\ndata: {json.dumps({'lecture_id': str(lid)})}\n\n"
                         return
@@ -561,29 +625,45 @@ def create_app() -> Flask:
                              for x in rows]}
 
     # -- search and ask ----------------------------------------------------------------------
-    def ask_args(data: dict, key: str) -> tuple[str, str]:
-        text = data.get(key)
+    def lecture_in(c: dict, lecture_id: str | None) -> str:
+        """The lecture a search or question is scoped to: '' for the whole course, else the id of a
+        lecture of course ``c`` (404 otherwise, checked before anything is counted)."""
+        if not lecture_id:
+            return ""
         try:
-            text = _clean_text(text, key, 2000)
-        except ApiError as e:
-            raise ApiError(400, "invalid_question", e.message) from None
-        lecture_id = data.get("lecture_id") or ""
-        if lecture_id and not isinstance(lecture_id, str):
-            raise ApiError(400, "invalid_lecture", "'lecture_id' must be a string or null.")
-        return text, lecture_id
+            lid = str(uuid.UUID(lecture_id))
+        except ValueError:
+            raise ApiError(404, "not_found", "Unknown lecture in this course.") from None
+        with pool.connection() as conn:
+            found = conn.execute("SELECT 1 FROM lectures WHERE id=%s AND course_id=%s", (lid, c["id"])).fetchone()
+        if found is None:
+            raise ApiError(404, "not_found", "Unknown lecture in this course.")
+        return lid
+
+    def unlimited() -> bool:
+        """The operator (admin) is not rate-limited."""
+        return bool(g.principal and g.principal.role == "admin")
 
     @app.post("/api/courses/<course_id>/search")
+    @accepts(schemas.SearchQuery)
     def search(course_id: str):
+        """``{"results": [{"lecture_id", "lecture_number", "start_s", "end_s", "text", "score"}]}``,
+        best first. Counted against ``LC_SEARCH_LIMIT_VISITOR`` / ``LC_SEARCH_LIMIT_USER`` searches a
+        day per person (429 with ``Retry-After`` beyond) once the course, lecture and body are
+        checked; a search ask refuses or cannot take gives its use back."""
         c = course_row(course_id)
         data = body()
-        query, lecture_id = ask_args(data, "query")
-        k = data.get("k", 6)
-        if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= 50:
-            raise ApiError(400, "invalid_k", "'k' must be an integer from 1 to 50.")
+        lecture_id = lecture_in(c, data.lecture_id)
+        use = None
+        if not unlimited():
+            budget = settings.search_limit_user if g.principal else settings.search_limit_visitor
+            use = limited([(f"search:{person()}", limits.DAY_S, budget)], "searches today")
         try:
-            resp = ask.Search(ask_pb2.SearchRequest(course_id=str(c["id"]), query=query, k=k, lecture_id=lecture_id),
+            resp = ask.Search(ask_pb2.SearchRequest(course_id=str(c["id"]), query=data.query, k=data.k,
+                                                    lecture_id=lecture_id),
                               timeout=30, metadata=telemetry.grpc_metadata())
         except grpc.RpcError as e:
+            limits.refund(pool, use)
             raise grpc_error(e) from None
         return {"results": [{"lecture_id": p.lecture_id, "lecture_number": p.lecture_number, "start_s": p.start_s,
                              "end_s": p.end_s, "text": p.text, "score": p.score} for p in resp.results]}
@@ -606,45 +686,45 @@ def create_app() -> Flask:
                                                "t_s": c.t_s, "label": c.label} for c in s.citations]}
 
     @app.post("/api/courses/<course_id>/ask")
+    @accepts(schemas.AskQuestion)
     def ask_question(course_id: str):
+        """An answer as JSON, or streamed as SSE with ``Accept: text/event-stream``. Counted against
+        the day's questions (per course and across courses, ``LC_ASK_LIMIT_*``) once the course,
+        lecture and body are checked; a question ask refuses, cannot take or does not finish gives
+        its use back, so only answered questions use up the budget."""
         c = course_row(course_id)
         data = body()
-        question, lecture_id = ask_args(data, "question")
-        conversation_id = data.get("conversation_id")
-        conversation_id = "" if conversation_id is None else conversation_id
-        if not isinstance(conversation_id, str):
-            raise ApiError(400, "invalid_conversation", "'conversation_id' must be a string or null.")
-        if conversation_id:  # a typo'd id would silently start a new conversation: say so instead
-            try:
-                conversation_id = str(uuid.UUID(conversation_id))
-            except ValueError:
-                raise ApiError(400, "invalid_conversation", "'conversation_id' must be the id a previous answer "
-                               "returned (a UUID), or null for a new conversation.") from None
-        p = g.principal
-        if not (p and p.role == "admin"):  # the operator is not limited
+        lecture_id = lecture_in(c, data.lecture_id)
+        use = None
+        if not unlimited():
             who = person()
-            per_course, total = ((settings.ask_limit_user, settings.ask_limit_user_total) if p else
+            per_course, total = ((settings.ask_limit_user, settings.ask_limit_user_total) if g.principal else
                                  (settings.ask_limit_visitor, settings.ask_limit_visitor_total))
-            limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
-                    "questions today")
-        req = ask_pb2.AskRequest(course_id=str(c["id"]), question=question, lecture_id=lecture_id,
-                                 conversation_id=conversation_id,
+            use = limited([(f"ask:{c['id']}:{who}", limits.DAY_S, per_course), (f"ask-all:{who}", limits.DAY_S, total)],
+                          "questions today")
+        req = ask_pb2.AskRequest(course_id=str(c["id"]), question=data.question, lecture_id=lecture_id,
+                                 conversation_id=data.conversation_id or "",
                                  asker=person(), staff=may_manage(c))  # staff are not counted as students
         # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
         # the call in a generator that cannot be cancelled when the client goes away
         call = ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
-        wants_sse = "text/event-stream" in request.headers.get("Accept", "")
-        if not wants_sse:
-            try:
-                for ev in call:
-                    if ev.HasField("done"):
-                        return done_json(ev.done)
-            except grpc.RpcError as e:
-                raise grpc_error(e) from None
-            raise ApiError(500, "ask_failed", "The answer ended without a result.")
-        # The stream is read by a thread into a queue, so the relay can send SSE keep-alive comments
-        # while ask works: a client that has gone away is noticed at the next write (within
-        # KEEPALIVE_S) and the call is cancelled, which stops the work in ask.
+        if "text/event-stream" in request.headers.get("Accept", ""):
+            return ask_streamed(call, use)
+        try:
+            for ev in call:
+                if ev.HasField("done"):
+                    return done_json(ev.done)
+        except grpc.RpcError as e:
+            limits.refund(pool, use)
+            raise grpc_error(e) from None
+        limits.refund(pool, use)
+        raise ApiError(500, "ask_failed", "The answer ended without a result.")
+
+    def ask_streamed(call, use: limits.Use | None) -> Response:
+        """Relays ask's stream as SSE (``delta``, ``sentence``, ``done``, or ``error``). The stream is
+        read by a thread into a queue, so the relay can send keep-alive comments while ask works: a
+        client that has gone away is noticed at the next write (within KEEPALIVE_S) and the call is
+        cancelled, which stops the work in ask. A stream that ends without ``done`` gives ``use`` back."""
         events: queue.Queue = queue.Queue()
 
         def pump() -> None:
@@ -663,55 +743,55 @@ def create_app() -> Flask:
         except queue.Empty:
             first = None
         if first is not None and first[0] == "error":
+            limits.refund(pool, use)
             raise grpc_error(first[1]) from None
+        return Response(stream_with_context(relay(call, events, first, use)), mimetype="text/event-stream",
+                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
+    def relay(call, events: queue.Queue, item, use: limits.Use | None):
+        """The SSE lines of ask's events as ``ask_streamed``'s thread queues them (``item``: the first)."""
         def sse(event: str, payload: dict) -> str:
             return f"event: {event}\ndata: {json.dumps(payload)}\n\n"
 
-        def relay():
-            item = first
-            try:
-                while True:
-                    if item is None:
-                        try:
-                            item = events.get(timeout=KEEPALIVE_S)
-                        except queue.Empty:
-                            yield ": keep-alive\n\n"
-                            continue
-                    kind, ev = item
-                    item = None
-                    if kind == "end":
-                        return
-                    if kind == "error":
-                        err = grpc_error(ev)
-                        yield sse("error", {"code": err.code, "message": err.message})
-                        return
-                    which = ev.WhichOneof("event")
-                    if which == "delta":
-                        yield sse("delta", {"text": ev.delta})
-                    elif which == "sentence":
-                        yield sse("sentence", sentence_json(ev.sentence))
-                    elif which == "done":
-                        yield sse("done", done_json(ev.done))
-            except GeneratorExit:  # the client went away: stop the work in ask
-                log.info("client went away; cancelling the answer")
-                call.cancel()
-                raise
-
-        return Response(stream_with_context(relay()), mimetype="text/event-stream",
-                        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        try:
+            while True:
+                if item is None:
+                    try:
+                        item = events.get(timeout=KEEPALIVE_S)
+                    except queue.Empty:
+                        yield ": keep-alive\n\n"
+                        continue
+                kind, ev = item
+                item = None
+                if kind in ("end", "error"):
+                    limits.refund(pool, use)  # no answer came (a done ends the relay first)
+                if kind == "end":
+                    return
+                if kind == "error":
+                    err = grpc_error(ev)
+                    yield sse("error", {"code": err.code, "message": err.message})
+                    return
+                which = ev.WhichOneof("event")
+                if which == "delta":
+                    yield sse("delta", {"text": ev.delta})
+                elif which == "sentence":
+                    yield sse("sentence", sentence_json(ev.sentence))
+                elif which == "done":
+                    yield sse("done", done_json(ev.done))
+                    return
+        except GeneratorExit:  # the client went away: stop the work in ask
+            log.info("client went away; cancelling the answer")
+            call.cancel()
+            raise
 
     @app.post("/api/answers/<answer_id>/feedback")
+    @accepts(schemas.Feedback)
     def feedback(answer_id: str):
+        """Rates an answer → 204. One rating per person (the keyed hash the limits use) per answer:
+        a new one replaces the person's earlier rating and comment. ``LC_FEEDBACK_LIMIT`` ratings an
+        hour per person (429 beyond), counted once the answer and body are checked."""
         aid = _uuid(answer_id, "answer")
         data = body()
-        rating = data.get("rating")
-        if rating not in ("up", "down"):
-            raise ApiError(400, "invalid_rating", "'rating' must be 'up' or 'down'.")
-        comment = data.get("comment")
-        if comment is not None and comment != "":
-            comment = _clean_text(comment, "comment", 2000)
-        comment = comment or None
         with pool.connection() as conn:
             row = conn.execute("SELECT course_id FROM answers WHERE id=%s", (aid,)).fetchone()
         if row is None:
@@ -720,8 +800,12 @@ def create_app() -> Flask:
             course_row(str(row["course_id"]))
         except ApiError:
             raise ApiError(404, "not_found", "Unknown answer.") from None
+        rater = person()
+        limited([(f"feedback:{rater}", limits.HOUR_S, settings.feedback_limit)], "ratings this hour")
         with pool.connection() as conn:
-            conn.execute("INSERT INTO feedback (answer_id, rating, comment) VALUES (%s,%s,%s)", (aid, rating, comment))
+            conn.execute("INSERT INTO feedback (answer_id, rater, rating, comment) VALUES (%s,%s,%s,%s) "
+                         "ON CONFLICT (answer_id, rater) DO UPDATE SET rating=EXCLUDED.rating, "
+                         "comment=EXCLUDED.comment, created_at=now()", (aid, rater, data.rating, data.comment))
         return Response(status=204)
 
     # -- accounts: sign-in by emailed link, sessions, role requests ---------------------------
@@ -737,12 +821,13 @@ def create_app() -> Flask:
                 "role_request": accounts.role_request_json(req) if req else None}
 
     @app.post("/api/auth/magic-link")
+    @accepts(schemas.MagicLink)
     def magic_link():
         """Mails a single-use sign-in link (``LC_LOGIN_LINK_MINUTES``); 202 whether or not the
         address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor (or per address)."""
-        email = accounts.normal_email(body().get("email"))
+        email = accounts.normal_email(body().email)
         if email is None:
-            raise ApiError(400, "invalid_email", "'email' must be an email address.")
+            raise ApiError(400, "invalid_email", "'email' must be an email address.", extra={"field": "email"})
         visitor = limits.person_key(secret, None, request.remote_addr)
         address = limits.person_key(secret, email, None)  # and per address: no mail-bombing from many IPs
         limited([(f"signin:{visitor}", limits.HOUR_S, settings.signin_limit),
@@ -762,10 +847,11 @@ def create_app() -> Flask:
         return jsonify({"sent": True}), 202
 
     @app.post("/api/auth/verify")
+    @accepts(schemas.Verify)
     def verify():
         """Exchanges a sign-in token for a session cookie: 200 ``{"email", "role"}``, 400 when the
         link is unknown, used or expired."""
-        email = accounts.consume_login_token(pool, body().get("token"))
+        email = accounts.consume_login_token(pool, body().token)
         if email is None:
             raise ApiError(400, "invalid_link", "This sign-in link is not valid any more; ask for a new one.")
         role = accounts.ensure_user(pool, email, admin_emails)
@@ -784,13 +870,12 @@ def create_app() -> Flask:
         return Response(status=204)
 
     @app.post("/api/role-requests")
+    @accepts(schemas.RoleRequest)
     def create_role_request():
         p = require("student", "instructor", "admin")
         if p.role != "student":
             raise ApiError(409, "already_instructor", f"You already have the {p.role} role.")
-        reason = body().get("reason")
-        reason = _clean_text(reason, "reason", 1000) if reason else None
-        return jsonify(accounts.request_role(pool, p.email, reason)), 201
+        return jsonify(accounts.request_role(pool, p.email, body().reason)), 201
 
     @app.get("/api/role-requests")
     def list_role_requests():
@@ -811,19 +896,19 @@ def create_app() -> Flask:
 
     # -- contact -------------------------------------------------------------------------------
     @app.post("/api/contact")
+    @accepts(schemas.Contact)
     def contact():
         """Mails the operator (``LC_OPERATOR_EMAIL``): ``{"email", "message", "name"?}`` → 202;
         ``LC_CONTACT_LIMIT`` messages a day per person (429 beyond)."""
         data = body()
-        email = accounts.normal_email(data.get("email")) if data.get("email") else (
-            g.principal.email if g.principal else None)
+        email = accounts.normal_email(data.email) if data.email else (g.principal.email if g.principal else None)
         if email is None:
-            raise ApiError(400, "invalid_email", "'email' must be an email address we can answer.")
-        message = _clean_text(data.get("message"), "message", 5000)
-        name = _clean_text(data["name"], "name", 200) if data.get("name") else ""
-        limited([(f"contact:{person()}", limits.DAY_S, settings.contact_limit)], "messages today")
-        if not settings.operator_email:
+            raise ApiError(400, "invalid_email", "'email' must be an email address we can answer.",
+                           extra={"field": "email"})
+        message, name = data.message, data.name or ""
+        if not settings.operator_email:  # before counting: a refused message uses up nothing
             raise ApiError(503, "contact_off", "The contact form is not configured on this server (LC_OPERATOR_EMAIL).")
+        limited([(f"contact:{person()}", limits.DAY_S, settings.contact_limit)], "messages today")
         try:
             send_mail(settings, settings.operator_email, f"Lecture Copilot contact: {name or email}"[:150],
                       f"From: {name} <{email}>\n\n{message}\n")
@@ -834,9 +919,11 @@ def create_app() -> Flask:
 
     # -- exam prep (quiz_routes.py) and insights (insights.py) ------------------------------------
     helpers = SimpleNamespace(course_row=course_row, lecture_row=lecture_row, require=require, body=body,
-                              limited=limited, person=person, clean_text=_clean_text, may_manage=may_manage,
+                              limited=limited, person=person, may_manage=may_manage,
                               ask=ask, grpc_error=grpc_error)
     quiz_routes.install(app, pool, helpers, ApiError, settings)
     insights.install(app, pool, helpers, ApiError, settings)
+    for endpoint, view in list(app.view_functions.items()):  # a lost connection costs no idempotent request
+        app.view_functions[endpoint] = _retry_on_disconnect(view, endpoint in RETRIED_POSTS)
 
     return app

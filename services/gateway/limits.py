@@ -2,7 +2,10 @@
 
 A limit is a fixed window (an hour, a day) per key. :func:`hit_all` adds one to each (key, window)
 row with ``INSERT ... ON CONFLICT DO UPDATE SET n = n + 1 RETURNING n``: Postgres serialises
-concurrent increments of one row, so in a burst no request above the limit passes. Raw IPs are never stored: a person is
+concurrent increments of one row, so in a burst no request above the limit passes. A request is
+counted once it has been checked (course, lecture, body) and just before it is served; one refused
+after that (ask says NOT_FOUND, or is unreachable) gives its use back with :func:`refund`, so only
+served requests use up a budget. Raw IPs are never stored: a person is
 ``HMAC-SHA256(server secret, "user:<email>" | "ip:<address>")``.
 """
 
@@ -11,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import time
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from psycopg_pool import ConnectionPool
@@ -25,34 +29,55 @@ def person_key(secret: bytes, email: str | None, ip: str | None) -> str:
     return hmac.new(secret, who.encode(), hashlib.sha256).hexdigest()[:32]
 
 
+@dataclass(frozen=True)
+class Use:
+    """One counted use: the ``(key, window_start)`` counter rows it added one to (for :func:`refund`)."""
+
+    rows: tuple[tuple[str, datetime], ...]
+
+
 class _Refused(Exception):
     pass
 
 
-def hit_all(pool: ConnectionPool, checks: list[tuple[str, int, int]]) -> tuple[bool, int]:
+def hit_all(pool: ConnectionPool, checks: list[tuple[str, int, int]]) -> tuple[Use | None, int]:
     """Counts one use against each ``(key, window_s, limit)`` in one transaction and returns
-    ``(allowed, retry_after_s)``. Allowed only when every count stays within its limit; a
-    refused use is rolled back, so it consumes nothing (a refusal on one course leaves the
-    cap across courses untouched). Row locks serialise concurrent uses of one key: in a burst,
-    exactly ``limit`` uses pass.
+    ``(use, retry_after_s)``: the :class:`Use` when every count stays within its limit, else
+    ``(None, seconds until the first full window ends)``. A refused use is rolled back, so it
+    consumes nothing (a refusal on one course leaves the cap across courses untouched). Row locks
+    serialise concurrent uses of one key: in a burst, exactly ``limit`` uses pass.
     """
     now = time.time()
     retry = 0
+    rows: list[tuple[str, datetime]] = []
     try:
         with pool.connection() as conn:
             with conn.transaction():
                 for key, window_s, limit in checks:
                     start = int(now // window_s) * window_s
+                    window = datetime.fromtimestamp(start, tz=timezone.utc)
                     n = conn.execute(
                         "INSERT INTO rate_counters (key, window_start, n) VALUES (%s, %s, 1) "
                         "ON CONFLICT (key, window_start) DO UPDATE SET n = rate_counters.n + 1 RETURNING n",
-                        (key, datetime.fromtimestamp(start, tz=timezone.utc))).fetchone()["n"]
+                        (key, window)).fetchone()["n"]
                     if n > limit:
                         retry = int(start + window_s - now) + 1
                         raise _Refused
+                    rows.append((key, window))
                 if int(now * 1000) % 200 == 0:  # now and then, forget windows older than two days
                     conn.execute("DELETE FROM rate_counters WHERE window_start < now() - interval '2 days'")
     except _Refused:
-        return False, retry
-    return True, 0
+        return None, retry
+    return Use(tuple(rows)), 0
 
+
+def refund(pool: ConnectionPool, use: Use | None) -> None:
+    """Gives back a use that was counted but not served (the request was refused after the
+    count, e.g. ask answered NOT_FOUND or was unreachable): each of its counters goes down by one,
+    in the window it was counted in. Harmless for ``None`` (nothing was counted)."""
+    if use is None or not use.rows:
+        return
+    with pool.connection() as conn:
+        for key, window in use.rows:
+            conn.execute("UPDATE rate_counters SET n = n - 1 WHERE key=%s AND window_start=%s AND n > 0",
+                         (key, window))

@@ -21,9 +21,8 @@ from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
 from services.ask import examprep_store as store
 
-from . import limits
-
-MAX_ANSWERS = 200
+from . import limits, schemas
+from .schemas import accepts
 
 
 def citation_json(lecture_id: str, lecture_number: int, t_s: float) -> dict:
@@ -40,8 +39,8 @@ def public_json(r: dict) -> dict:
 
 def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  # noqa: N803 - a class
     """Adds the exam-prep routes to ``app``. ``h`` carries the gateway's helpers: ``course_row``,
-    ``lecture_row``, ``require``, ``body``, ``limited``, ``person``, ``clean_text``, ``ask`` (the
-    ask service's gRPC stub) and ``grpc_error``."""
+    ``lecture_row``, ``require``, ``body`` (the JSON body the view declares with ``@accepts``, validated),
+    ``limited``, ``person``, ``ask`` (the ask service's gRPC stub) and ``grpc_error``."""
 
     def question_row(question_id: str, *, manage: bool = False) -> dict:
         """The question if its course may be seen (404 otherwise; ``manage`` as in course_row)."""
@@ -82,31 +81,22 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
     def grade(rows: list[dict]) -> dict:
         """Grades ``{"answers": [{"question_id", "choice"}]}`` against ``rows`` (the questions the
         request may answer), records every attempt, returns the score and per-question results."""
-        data = h.body()
-        answers = data.get("answers")
-        if not isinstance(answers, list) or not answers or len(answers) > MAX_ANSWERS:
-            raise ApiError(400, "invalid_answers", f"'answers' must be a list of 1–{MAX_ANSWERS} "
-                                                   "{\"question_id\", \"choice\"} objects.")
+        answers = h.body().answers
         by_id = {r["id"]: r for r in rows}
         seen = set()
         for a in answers:
-            if not isinstance(a, dict) or not isinstance(a.get("question_id"), str):
-                raise ApiError(400, "invalid_answers", "Each answer needs a 'question_id' and a 'choice'.")
-            choice = a.get("choice")
-            if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice <= 3:
-                raise ApiError(400, "invalid_choice", "'choice' must be 0, 1, 2 or 3.")
-            if a["question_id"] not in by_id:
+            if a.question_id not in by_id:
                 raise ApiError(404, "not_found", "Unknown question in 'answers' (not of this lecture or course).")
-            if a["question_id"] in seen:
+            if a.question_id in seen:
                 raise ApiError(400, "invalid_answers", "A question is answered twice.")
-            seen.add(a["question_id"])
+            seen.add(a.question_id)
         h.limited([(f"quiz-answer:{h.person()}", limits.HOUR_S, settings.quiz_answer_limit)], "practice answers")
         results = []
         with pool.connection() as conn:
             for a in answers:
-                r = by_id[a["question_id"]]
-                got = store.record_attempt(conn, r["id"], a["choice"])
-                results.append({"question_id": r["id"], "choice": a["choice"], "correct": got["correct"],
+                r = by_id[a.question_id]
+                got = store.record_attempt(conn, r["id"], a.choice)
+                results.append({"question_id": r["id"], "choice": a.choice, "correct": got["correct"],
                                 "answer_index": got["answer_index"], "answer": r["options"][got["answer_index"]],
                                 "explanation": got["explanation"],
                                 "citation": citation_json(r["cite_lecture_id"], r["cite_lecture_number"],
@@ -136,7 +126,7 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
     for kind in ("lecture", "course"):
         app.add_url_rule(f"/api/{kind}s/<oid>/quiz", f"{kind}_quiz", lambda oid, kind=kind: listing(kind, oid))
         app.add_url_rule(f"/api/{kind}s/<oid>/quiz/answers", f"answer_{kind}_quiz",
-                         lambda oid, kind=kind: answering(kind, oid), methods=["POST"])
+                         accepts(schemas.QuizAnswers)(lambda oid, kind=kind: answering(kind, oid)), methods=["POST"])
 
     @app.post("/api/lectures/<lecture_id>/quiz/generate")
     def generate_quiz(lecture_id: str):
@@ -171,25 +161,19 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
                 "regenerate_every_s": store.REGENERATE_EVERY_S, "questions": out}
 
     @app.patch("/api/quiz/questions/<question_id>")
+    @accepts(schemas.QuizEdit)
     def edit_quiz_question(question_id: str):
         """Edits ``question`` (stem), ``options``, ``answer_index``, ``explanation``, ``cite_lecture_id``,
-        ``cite_t_s``; the whole question is validated (400 ``invalid_quiz``). Owner or admin."""
+        ``cite_t_s`` (the body: ``schemas.QuizEdit``); the whole question is validated (400
+        ``invalid_quiz``). Owner or admin."""
         q = question_row(question_id, manage=True)
         data = h.body()
-        if "question" in data:
-            data["stem"] = data.pop("question")
-        try:  # the gateway's one text check (NUL, unpaired surrogates, length), reported as invalid_quiz
-            for field in ("stem", "explanation"):
-                if isinstance(data.get(field), str):
-                    data[field] = h.clean_text(data[field], field, 2000)
-            if isinstance(data.get("options"), list):
-                data["options"] = [h.clean_text(o, "option", 2000) if isinstance(o, str) else o
-                                   for o in data["options"]]
-        except ApiError as e:
-            raise ApiError(400, "invalid_quiz", e.message) from None
+        changes = data.model_dump(exclude_none=True)
+        if "question" in changes:
+            changes["stem"] = changes.pop("question")
         try:
             with pool.connection() as conn:
-                store.edit_question(conn, q["id"], **data)
+                store.edit_question(conn, q["id"], **changes)
                 [row] = [x for x in store.list_questions(conn, lecture_id=q["lecture_id"]) if x["id"] == q["id"]]
                 return admin_json(conn, [row])[0]
         except store.QuizError as e:
@@ -204,16 +188,14 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
         return Response(status=204)
 
     @app.post("/api/quiz/questions/<question_id>/report")
+    @accepts(schemas.QuizReport)
     def report_quiz_question(question_id: str):
         """``{"comment": str | null}`` → 204; anyone who may see the course, rate-limited."""
         q = question_row(question_id)
-        data = h.body()
-        comment = data.get("comment")
-        if comment is not None and comment != "":
-            comment = h.clean_text(comment, "comment", store.MAX_COMMENT_CHARS)
+        comment = h.body().comment
         h.limited([(f"quiz-report:{h.person()}", limits.DAY_S, settings.quiz_report_limit)], "question reports today")
         with pool.connection() as conn:
-            store.report_question(conn, q["id"], comment or None)
+            store.report_question(conn, q["id"], comment)
         return Response(status=204)
 
     # -- the documented contract (docs/API.md, "Exam prep and insights") ------------------------------
@@ -234,13 +216,12 @@ def install(app: Flask, pool, h: SimpleNamespace, ApiError, settings) -> None:  
         return {"questions": out}
 
     @app.post("/api/practice/<question_id>/answer")
+    @accepts(schemas.PracticeAnswer)
     def practice_answer(question_id: str):
         """API.md's single answer: ``{"choice": int}`` → ``{"correct", "answer_index", "explanation",
         "citation"}`` (the attempt is recorded)."""
         q = question_row(question_id)
-        choice = h.body().get("choice")
-        if isinstance(choice, bool) or not isinstance(choice, int) or not 0 <= choice <= 3:
-            raise ApiError(400, "invalid_choice", "'choice' must be 0, 1, 2 or 3.")
+        choice = h.body().choice
         h.limited([(f"quiz-answer:{h.person()}", limits.HOUR_S, settings.quiz_answer_limit)], "practice answers")
         with pool.connection() as conn:
             got = store.record_attempt(conn, q["id"], choice)

@@ -11,7 +11,8 @@ from . import handlers, notify
 
 def main() -> None:
     settings = get_settings()
-    run([Stage("index", bus.SLIDES_READ, ev.LectureSlidesRead, "indexing", handlers.index_lecture),
+    run([Stage("index", bus.SLIDES_READ, ev.LectureSlidesRead, "indexing", handlers.index_lecture,
+               concurrency=settings.index_concurrency),
          Stage("notify-ready", bus.INDEXED, ev.LectureIndexed, "notify", notify.lecture_ready, records_stage=False),
          Stage("notify-failed", bus.FAILED, ev.LectureFailed, "notify", notify.lecture_failed, records_stage=False)],
         health_port=settings.health_port_index, name="index")

@@ -22,7 +22,8 @@ log = logging.getLogger(__name__)
 def _recipient_and_lecture(ctx: StageContext) -> tuple[str | None, dict | None]:
     with ctx.pool.connection() as conn:
         row = conn.execute(
-            "SELECT l.number, l.title, l.duration_s, l.error, l.course_id, c.title AS course_title, c.owner_email "
+            "SELECT l.number, l.title, l.duration_s, l.status, l.error, l.course_id, c.title AS course_title, "
+            "c.owner_email "
             "FROM lectures l JOIN courses c ON c.id=l.course_id WHERE l.id=%s", (ctx.lecture_id,)).fetchone()
     if row is None:
         return None, None
@@ -41,12 +42,14 @@ def _send(ctx: StageContext, subject: str, body: str, to: str | None) -> None:
 
 
 def _notify(ctx: StageContext, compose) -> None:
-    """Mails ``compose(row, course_url)`` → ``(subject, body)`` about the lecture to its recipient."""
+    """Mails ``compose(row, course_url)`` → ``(subject, body)`` (or None: no mail) about the lecture to
+    its recipient."""
     to, row = _recipient_and_lecture(ctx)
     if row is None:
         return
-    subject, body = compose(row, f"{ctx.settings.public_url.rstrip('/')}/courses/{row['course_id']}")
-    _send(ctx, subject, body, to)
+    mail = compose(row, f"{ctx.settings.public_url.rstrip('/')}/courses/{row['course_id']}")
+    if mail is not None:
+        _send(ctx, *mail, to)
 
 
 def lecture_ready(event: ev.LectureIndexed, ctx: StageContext):
@@ -60,10 +63,17 @@ def lecture_ready(event: ev.LectureIndexed, ctx: StageContext):
     return None
 
 
+STAGES = {"transcribing", "slides", "indexing"}  # the stages whose failure is the lecture's
+
+
 def lecture_failed(event: ev.LectureFailed, ctx: StageContext):
-    """``lecture.failed`` → a "failed" mail with the stage and reason; returns None."""
-    _notify(ctx, lambda row, url: (
+    """``lecture.failed`` → a "failed" mail with the stage and the reason the lecture records; returns
+    None. The mail says what Postgres says (``lectures.error``, our sentence), never the event's own
+    text: anyone who may publish ``lecture.failed`` could otherwise mail any words to an instructor.
+    No mail for a lecture that has not failed."""
+    stage = f" at the {event.stage} stage" if event.stage in STAGES else ""
+    _notify(ctx, lambda row, url: None if row["status"] != "failed" else (
         f"Lecture {row['number']} could not be processed: {row['title'] or 'untitled'}",
-        f"Lecture {row['number']} ({row['title'] or 'untitled'}) of {row['course_title']} failed at the "
-        f"{event.stage} stage.\n\nReason: {event.reason}\n\nYou can retry it or upload another file: {url}\n"))
+        f"Lecture {row['number']} ({row['title'] or 'untitled'}) of {row['course_title']} failed{stage}.\n\n"
+        f"Reason: {row['error'] or 'not recorded'}\n\nYou can retry it or upload another file: {url}\n"))
     return None

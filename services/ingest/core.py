@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
+import os
+import re
 import shutil
 import uuid
 from dataclasses import dataclass
@@ -14,45 +17,80 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot import bus, media
 from lecturecopilot.captions import parse_captions
+from lecturecopilot.db import retry_on_disconnect
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.labels import clock
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
+from lecturecopilot.text import TextError, check_filename, check_text
 
 log = logging.getLogger(__name__)
 
-VIDEO_EXTENSIONS = {".mp4", ".mov", ".webm", ".m4v", ".mkv"}
+VIDEO_EXTENSIONS = set(media.VIDEO_EXTENSIONS)  # the containers of media.CONTAINERS (README, upload form)
 CAPTION_EXTENSIONS = {".vtt", ".srt"}
+MAX_TITLE_CHARS = 200
+LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}")  # a language tag: 'en', 'pt-BR', 'yue'
 CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last cue held on screen)
 
 
 class IngestError(Exception):
-    """An upload that cannot be accepted. ``status`` is the HTTP status, ``code`` a stable error code."""
+    """An upload that cannot be accepted. ``status`` is the HTTP status, ``code`` a stable error
+    code, ``headers`` any the answer needs (``Retry-After``)."""
 
-    def __init__(self, message: str, *, status: int = 400, code: str = "invalid_upload"):
+    def __init__(self, message: str, *, status: int = 400, code: str = "invalid_upload",
+                 headers: dict | None = None):
         super().__init__(message)
         self.status = status
         self.code = code
+        self.headers = headers or {}
 
 
 @dataclass
 class Upload:
-    """One uploaded file: its declared name and a readable stream."""
+    """One uploaded file: its declared name and a readable stream, or ``path``: a file already in
+    the media store (a finished resumable upload), linked into the lecture's folder, not copied."""
 
     filename: str
-    stream: BinaryIO
+    stream: BinaryIO | None
     declared_size: int | None = None
+    path: Path | None = None
+
+
+def no_room() -> IngestError:
+    """The error for a media store that ran out of space (507)."""
+    return IngestError("The server ran out of room for uploads; try again later or tell the operator.",
+                       status=507, code="insufficient_storage")
 
 
 def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
-    size = 0
-    with open(dst, "wb") as out:
-        while chunk := upload.stream.read(1024 * 1024):
-            size += len(chunk)
-            if size > max_bytes:
-                raise IngestError(f"The file is larger than the {max_bytes // 1024**3} GB limit.", status=413,
-                                  code="too_large")
-            out.write(chunk)
+    try:
+        return _save_to(upload, dst, max_bytes)
+    except OSError as e:
+        if e.errno == errno.ENOSPC:
+            raise no_room() from None
+        raise
+
+
+def _save_to(upload: Upload, dst: Path, max_bytes: int) -> int:
+    if upload.path is not None:  # a hard link: no second copy of a 2 GB file (same file system)
+        dst.unlink(missing_ok=True)
+        try:
+            os.link(upload.path, dst)
+        except OSError:  # another file system: copy
+            shutil.copyfile(upload.path, dst)
+        size = dst.stat().st_size
+        if size > max_bytes:
+            raise IngestError(f"The file is larger than the {max_bytes // 1024**3} GB limit.", status=413,
+                              code="too_large")
+    else:
+        size = 0
+        with open(dst, "wb") as out:
+            while chunk := upload.stream.read(1024 * 1024):
+                size += len(chunk)
+                if size > max_bytes:
+                    raise IngestError(f"The file is larger than the {max_bytes // 1024**3} GB limit.", status=413,
+                                      code="too_large")
+                out.write(chunk)
     if size == 0:
         raise IngestError(f"The file {upload.filename!r} is empty (0 bytes).", code="empty_file")
     if upload.declared_size is not None and upload.declared_size != size:
@@ -61,37 +99,97 @@ def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
     return size
 
 
-def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
-                   publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
-                   video: Upload | None, captions: Upload | None, language: str = "") -> dict:
-    """Checks and stores an upload, registers the lecture (status ``queued``), publishes
-    ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``.
-
-    Raises :class:`IngestError` (4xx) for input that can't be processed, leaving nothing behind:
-    unknown course, no file, empty file, wrong type, no audio, unreadable, too long/large.
-    """
+def course_uuid(course_id: str) -> str:
+    """``course_id`` in canonical form; :class:`IngestError` 404 when it is not a UUID."""
     try:
-        course_id = str(uuid.UUID(course_id))
-    except ValueError:
+        return str(uuid.UUID(course_id))
+    except (ValueError, TypeError, AttributeError):
         raise IngestError("Unknown course.", status=404, code="not_found") from None
+
+
+def check_name(filename, kinds: set[str], what: str) -> str:
+    """A file name that may be uploaded as ``what`` (``kinds``: its allowed extensions): plain (see
+    :func:`lecturecopilot.text.check_filename`) and of an allowed type. Returns it. Raises
+    :class:`IngestError` 400 ``invalid_filename`` or 415 ``unsupported_type``."""
+    try:
+        name = check_filename(filename)
+    except TextError as e:
+        raise IngestError(str(e), code="invalid_filename") from None
+    if Path(name).suffix.lower() not in kinds:
+        raise IngestError(f"{name!r} is not {what}.", status=415, code="unsupported_type")
+    return name
+
+
+def check_title(title, filename: str) -> str:
+    """The lecture's title: ``title`` cleaned, or the file name's stem when ``title`` is blank,
+    checked by :func:`lecturecopilot.text.check_text` (at most :data:`MAX_TITLE_CHARS`). Raises
+    :class:`IngestError` 400 ``invalid_title``."""
+    given = not (title is None or (isinstance(title, str) and not title.strip()))
+    try:
+        return check_text(title if given else Path(filename).stem, "title", MAX_TITLE_CHARS)
+    except TextError as e:
+        why = "" if given else " (with no title given, the title is the file's name)"
+        raise IngestError(f"{e}{why}", code="invalid_title") from None
+
+
+@retry_on_disconnect
+def check_course_and_number(pool: ConnectionPool, course_id: str, number: int | None) -> None:
+    """Raises :class:`IngestError` 404 when the course does not exist, 409 ``number_taken`` when
+    it already has a lecture ``number``."""
     with pool.connection() as conn:
         if conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is None:
             raise IngestError("Unknown course.", status=404, code="not_found")
-    if video is None and captions is None:
-        raise IngestError("Send a 'video' file (MP4, MOV or WebM) and/or a 'captions' file (WebVTT or SRT).",
+        if number is not None and conn.execute(
+                "SELECT 1 FROM lectures WHERE course_id=%s AND number=%s", (course_id, number)).fetchone():
+            raise number_taken(number)
+
+
+def number_taken(number: int) -> IngestError:
+    """The 409 for a lecture number the course already has."""
+    return IngestError(f"The course already has a lecture {number}; choose another number "
+                       "(citations name lectures by number).", status=409, code="number_taken")
+
+
+def check_upload(*, pool: ConnectionPool, course_id: str, title, number: int | None, video_name: str | None,
+                 captions_name: str | None, language: str = "") -> tuple[str, str, str | None, str | None]:
+    """Every check an upload's declared metadata must pass, made before any byte is kept (at the
+    start of a resumable upload too): the course exists, the file names are plain and of an
+    accepted type, the title is allowed, the language is a language tag, the number is free.
+    Returns ``(course_id, title, video_name, captions_name)`` cleaned. Raises :class:`IngestError` (404, 400, 415, 409)."""
+    course_id = course_uuid(course_id)
+    if video_name is None and captions_name is None:
+        raise IngestError(f"Send a 'video' file ({media.CONTAINERS_LABEL}) and/or a 'captions' file (WebVTT or SRT).",
                           code="missing_file")
-    if video is not None and Path(video.filename).suffix.lower() not in VIDEO_EXTENSIONS:
-        raise IngestError(f"{video.filename!r} is not a supported video type (MP4, MOV, WebM).", status=415,
-                          code="unsupported_type")
-    if captions is not None and Path(captions.filename).suffix.lower() not in CAPTION_EXTENSIONS:
-        raise IngestError(f"{captions.filename!r} is not a WebVTT (.vtt) or SRT (.srt) file.", status=415,
-                          code="unsupported_type")
-    title = " ".join((title or "").split()) or Path((video or captions).filename).stem
-    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in title):
-        raise IngestError("'title' contains characters that are not allowed.", code="invalid_title")
-    if len(title) > 200:
-        raise IngestError("'title' must be at most 200 characters.", code="invalid_title")
-    lecture_id = str(uuid.uuid4())
+    if video_name is not None:
+        video_name = check_name(video_name, VIDEO_EXTENSIONS, f"a supported video type ({media.CONTAINERS_LABEL})")
+    if captions_name is not None:
+        captions_name = check_name(captions_name, CAPTION_EXTENSIONS, "a WebVTT (.vtt) or SRT (.srt) file")
+    title = check_title(title, video_name or captions_name)
+    if language and not (isinstance(language, str) and LANGUAGE.fullmatch(language)):
+        raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
+    check_course_and_number(pool, course_id, number)
+    return course_id, title, video_name, captions_name
+
+
+def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
+                   publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
+                   video: Upload | None, captions: Upload | None, language: str = "",
+                   lecture_id: str | None = None) -> dict:
+    """Checks and stores an upload, registers the lecture (status ``queued``), publishes
+    ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``. ``lecture_id`` (default a new
+    one) lets a caller that may have to run this again (a resumable upload's finish) fix the id.
+
+    Raises :class:`IngestError` (4xx) for input that can't be processed, leaving nothing behind:
+    unknown course, no file, empty file, wrong type, bad title, taken number, no audio,
+    unreadable, too long/large; 503 when the queue is unavailable.
+    """
+    course_id, title, vname, cname = check_upload(pool=pool, course_id=course_id, title=title, number=number,
+                                                  video_name=video and video.filename,
+                                                  captions_name=captions and captions.filename, language=language)
+    for up, name in ((video, vname), (captions, cname)):
+        if up is not None:
+            up.filename = name
+    lecture_id = lecture_id or str(uuid.uuid4())
     folder = store.lecture_dir(lecture_id)
     try:
         media_uri = captions_uri = ""
@@ -110,52 +208,115 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
                                   code="unprocessable_media") from e
             media_uri, duration = store.uri(path), info.duration_s
         if captions is not None:
-            cpath = folder / ("captions" + Path(captions.filename).suffix.lower())
-            _save(captions, cpath, 50 * 1024 * 1024)
-            try:
-                words = parse_captions(cpath)
-            except ValueError as e:
-                raise IngestError(str(e), status=422, code="unprocessable_captions") from e
-            captions_uri = store.uri(cpath)
-            last_s = words[-1].end_s  # the end of the last cue (parse_captions lays cues end to end)
-            if last_s > settings.max_duration_s:
-                raise IngestError(f"The captions run to {clock(last_s)}; the limit for a lecture is "
-                                  f"{settings.max_duration_s / 3600:.1f} h.", status=422, code="unprocessable_captions")
-            if duration and last_s > duration + CAPTIONS_PAST_END_S:
-                raise IngestError(f"The captions run to {clock(last_s)} but the video is {clock(duration)} long; "
-                                  "are they this video's captions?", status=422, code="unprocessable_captions")
-            if not duration:
-                duration = last_s
-        with pool.connection() as conn:
-            if number is not None and conn.execute(
-                    "SELECT 1 FROM lectures WHERE course_id=%s AND number=%s", (course_id, number)).fetchone():
-                raise IngestError(f"The course already has a lecture {number}; choose another number "
-                                  "(citations name lectures by number).", status=409, code="number_taken")
-            if number is None:
-                number = conn.execute("SELECT coalesce(max(number), 0) + 1 AS n FROM lectures WHERE course_id=%s",
-                                      (course_id,)).fetchone()["n"]
-            conn.execute(
-                "INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
-                "captions_path, media_info, language) VALUES (%s,%s,%s,%s,'queued','queued',%s,%s,%s,%s,%s)",
-                (lecture_id, course_id, number, title, duration or None,
-                 str(MediaStore.path_of(media_uri)) if media_uri else None,
-                 str(MediaStore.path_of(captions_uri)) if captions_uri else None,
-                 None if info is None else json.dumps(info.__dict__), language or None))
-        event = ev.LectureUploaded(lecture_id=lecture_id, course_id=course_id, media_uri=media_uri,
-                                   captions_uri=captions_uri, title=title, number=number,
-                                   duration_s=duration, language=language or "")
-        try:
-            publish(bus.UPLOADED, event.SerializeToString(), bus.msg_id(bus.UPLOADED, lecture_id, 0))
-        except Exception as e:
-            with pool.connection() as conn:
-                conn.execute("DELETE FROM lectures WHERE id=%s", (lecture_id,))
-            raise IngestError(f"The processing queue is unavailable; try again shortly ({e}).", status=503,
-                              code="queue_unavailable") from e
+            captions_uri, duration = _store_captions(settings, store, captions, folder, duration)
+        number = _register(pool, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
+                           duration=duration, media_uri=media_uri, captions_uri=captions_uri, info=info,
+                           language=language)
+        publish_uploaded(pool, publish, ev.LectureUploaded(
+            lecture_id=lecture_id, course_id=course_id, media_uri=media_uri, captions_uri=captions_uri, title=title,
+            number=number, duration_s=duration, language=language or ""), forget_on_failure=True)
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
     log.info("ingested lecture %s (%s) into course %s", lecture_id, title, course_id)
     return {"lecture_id": lecture_id, "status": "queued"}
+
+
+def _store_captions(settings: Settings, store: MediaStore, captions: Upload, folder: Path,
+                    duration: float) -> tuple[str, float]:
+    """Saves and parses the captions beside a video of ``duration`` seconds (0: none); returns
+    their URI and the lecture's duration. Raises :class:`IngestError` 422 for unreadable captions
+    or ones that run past the video or the length limit."""
+    cpath = folder / ("captions" + Path(captions.filename).suffix.lower())
+    _save(captions, cpath, 50 * 1024 * 1024)
+    try:
+        words = parse_captions(cpath)
+    except ValueError as e:
+        raise IngestError(str(e), status=422, code="unprocessable_captions") from e
+    last_s = words[-1].end_s  # the end of the last cue (parse_captions lays cues end to end)
+    if last_s > settings.max_duration_s:
+        raise IngestError(f"The captions run to {clock(last_s)}; the limit for a lecture is "
+                          f"{settings.max_duration_s / 3600:.1f} h.", status=422, code="unprocessable_captions")
+    if duration and last_s > duration + CAPTIONS_PAST_END_S:
+        raise IngestError(f"The captions run to {clock(last_s)} but the video is {clock(duration)} long; "
+                          "are they this video's captions?", status=422, code="unprocessable_captions")
+    return store.uri(cpath), duration or last_s
+
+
+def publish_uploaded(pool: ConnectionPool, publish: Callable[[str, bytes, str], None], event: ev.LectureUploaded,
+                     *, forget_on_failure: bool = False) -> None:
+    """Publishes ``lecture.uploaded`` for a registered lecture with the idempotency key of its
+    first generation (JetStream and the consumers drop a repeat). When the queue is unavailable
+    raises :class:`IngestError` 503, first deleting the lecture's row if ``forget_on_failure``."""
+    try:
+        publish(bus.UPLOADED, event.SerializeToString(), bus.msg_id(bus.UPLOADED, event.lecture_id, 0))
+    except Exception as e:
+        log.warning("publishing lecture.uploaded for %s failed: %s", event.lecture_id, e)
+        if forget_on_failure:
+            with pool.connection() as conn:
+                conn.execute("DELETE FROM lectures WHERE id=%s", (event.lecture_id,))
+        raise IngestError("The processing queue is unavailable; try again shortly.", status=503,
+                          code="queue_unavailable") from e
+
+
+def uploaded_event(row: dict) -> ev.LectureUploaded:
+    """The ``lecture.uploaded`` event of a ``lectures`` row (its stored media, title and number)."""
+    return ev.LectureUploaded(
+        lecture_id=str(row["id"]), course_id=str(row["course_id"]),
+        media_uri=MediaStore.uri(Path(row["media_path"])) if row["media_path"] else "",
+        captions_uri=MediaStore.uri(Path(row["captions_path"])) if row["captions_path"] else "",
+        title=row["title"], number=row["number"], duration_s=row["duration_s"] or 0.0, language=row["language"] or "")
+
+
+NUMBER_TRIES = 50  # next-free-number attempts when concurrent uploads keep taking the one just read
+
+
+def register_lecture(pool: ConnectionPool, row: dict, number: int | None) -> int:
+    """Inserts the lecture ``row`` (``id``, ``course_id``, ``title``, ``duration_s``, ``media_path``,
+    ``captions_path``, ``media_info``, ``language``) as ``queued`` and returns its number.
+
+    A number is used once per course (``lectures_course_number``, a unique index: concurrent uploads
+    are decided by Postgres, not by a check before the insert). With ``number``, a taken one raises
+    :class:`IngestError` 409 ``number_taken``; without, the lecture gets the course's highest number
+    + 1, read again and retried when another upload took it first (at most ``NUMBER_TRIES`` times,
+    then 409 too)."""
+    sql = ("INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
+           "captions_path, media_info, language) SELECT %(id)s::uuid, %(course_id)s::uuid, {number}, %(title)s::text, "
+           "'queued', 'queued', %(duration_s)s::float8, %(media_path)s::text, %(captions_path)s::text, "
+           "%(media_info)s::jsonb, %(language)s::text {source} "
+           "ON CONFLICT (course_id, number) DO NOTHING RETURNING number")
+    if number is not None:
+        query, args = sql.format(number="%(number)s::int", source=""), {**row, "number": number}
+    else:
+        query, args = sql.format(number="coalesce(max(number), 0) + 1",
+                                 source="FROM lectures WHERE course_id = %(course_id)s::uuid"), row
+    with pool.connection() as conn:
+        for _ in range(1 if number is not None else NUMBER_TRIES):
+            # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
+            # concurrent insert of the same number to commit or roll back
+            got = conn.execute(query, args).fetchone()
+            conn.commit()
+            if got is not None:
+                return got["number"]
+    raise number_taken(number) if number is not None else IngestError(
+        "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")
+
+
+@retry_on_disconnect
+def _register(pool: ConnectionPool, *, lecture_id: str, course_id: str, number: int | None, title: str,
+              duration: float, media_uri: str, captions_uri: str, info, language: str) -> int:
+    """Registers the lecture (:func:`register_lecture`) and returns its number. A lecture with this id
+    already there (a repeat after a lost connection, or a resumable upload's finish run again) is left
+    as it is and its number returned."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT number FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
+    if row is not None:
+        return row["number"]
+    return register_lecture(pool, {
+        "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
+        "media_path": str(MediaStore.path_of(media_uri)) if media_uri else None,
+        "captions_path": str(MediaStore.path_of(captions_uri)) if captions_uri else None,
+        "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None}, number)
 
 
 def retry_lecture(*, pool: ConnectionPool, publish: Callable[[str, bytes, str], None], lecture_id: str) -> dict:
@@ -177,11 +338,7 @@ def retry_lecture(*, pool: ConnectionPool, publish: Callable[[str, bytes, str], 
             if conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is None:
                 raise IngestError("Unknown lecture.", status=404, code="not_found")
             raise IngestError("Only a failed lecture can be retried.", status=409, code="not_failed")
-    event = ev.LectureUploaded(
-        lecture_id=lecture_id, course_id=str(row["course_id"]),
-        media_uri=MediaStore.uri(Path(row["media_path"])) if row["media_path"] else "",
-        captions_uri=MediaStore.uri(Path(row["captions_path"])) if row["captions_path"] else "",
-        title=row["title"], number=row["number"], duration_s=row["duration_s"] or 0.0, language=row["language"] or "")
+    event = uploaded_event(row)
     try:
         publish(bus.UPLOADED, event.SerializeToString(), bus.msg_id(bus.UPLOADED, lecture_id, row["generation"]))
     except Exception as e:

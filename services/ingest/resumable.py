@@ -1,34 +1,87 @@
 """Resumable uploads in chunks: ``Content-Range`` PUTs (RFC 9110 §14.4), parsed by Werkzeug.
 
-1. ``start_upload`` registers the upload: course, file name, declared size (bytes), title,
-   number, language. Nothing is accepted for another name or size afterwards.
-2. ``put_chunk`` appends one chunk ``bytes first-last/size``. A chunk must start at the current
-   offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where to
-   resume. Chunks are written under a per-upload advisory lock, so two clients racing on one
-   upload cannot interleave bytes.
-3. When the offset reaches the declared size, the file goes through :func:`ingest_lecture`
-   (the same checks as a multipart upload: type, ffprobe, duration, audio) and the upload
-   records its lecture id. A refused file leaves the upload marked ``refused`` with the reason.
+An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``receiving`` →
+``expired``. Its bytes live in ``<media>/uploads/<id>.part`` until it is finished or expires.
 
-``upload_status`` gives the offset to resume from (for a client that lost its connection).
+1. :func:`start_upload` checks, before a byte arrives, everything the finished file will be
+   checked for that does not need its bytes (the same :func:`~.core.check_upload`: course, file
+   name and type, title, number still free), the size limit, how many uploads the person has
+   open (``LC_UPLOADS_OPEN_MAX``, 429) and whether the store can hold it: its size must fit in
+   the free space less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES``
+   (507). Nothing is accepted for another name or size afterwards.
+2. :func:`put_chunk` appends one chunk ``bytes first-last/size``. A chunk must start at the
+   current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
+   to resume. One writer per upload: the chunk is written under an exclusive lock of the
+   ``.part`` file (:func:`_locked_part`); no database connection or transaction is held while the
+   bytes stream. A chunk
+   that does not arrive whole (cut off, too short or long, past its time bound) is discarded: the
+   offset stays where it was.
+3. When the offset reaches the size, the upload turns ``finishing`` and the file goes through
+   :func:`~.core.ingest_lecture` (the checks of a multipart upload: type, ffprobe, duration, audio)
+   under the same lock, with the lecture id fixed by the upload id (:func:`lecture_id_of`). If
+   ingest dies meanwhile, the kernel drops its lock and the upload stays ``finishing`` (or
+   ``receiving`` with every byte): the next GET or PUT of it, or the sweeper at the next start of
+   ingest, finishes it; a lecture already registered under that id is published again (the
+   pipeline drops the repeat), never registered twice. A refused file leaves the upload
+   ``refused`` with the reason; an unavailable queue (503) leaves it ``finishing`` for a retry.
+4. An upload with no chunk for ``LC_UPLOAD_IDLE_S`` expires: :func:`sweep` (at ingest start,
+   every :func:`sweep_interval_s` and, for expiry, at every start of an upload) marks it
+   ``expired`` and removes its bytes, and removes ``.part`` files no open upload owns.
+
+:func:`upload_status` gives the offset to resume from (for a client that lost its connection).
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
+import logging
+import os
+import shutil
+import threading
+import time
 import uuid
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, Iterator
 
 from psycopg_pool import ConnectionPool
 from werkzeug.http import parse_content_range_header
 
+from lecturecopilot import media
+from lecturecopilot.db import retry_on_disconnect
+from lecturecopilot.httpserve import BodyTimeout
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import VIDEO_EXTENSIONS, IngestError, Upload, ingest_lecture
+from .core import IngestError, Upload, check_upload, ingest_lecture, no_room, publish_uploaded, uploaded_event
+
+log = logging.getLogger(__name__)
 
 CHUNK_READ = 1024 * 1024
+OPEN = ("receiving", "finishing")
+# uuid5 namespace of the lecture ids of resumable uploads (any fixed UUID; this one was drawn once)
+LECTURE_NAMESPACE = uuid.UUID("6f1b1f0e-4c35-4c8e-9d7a-2f0c9a1e5b42")
+ORPHAN_GRACE_S = 60.0  # a .part file is created just before its row: younger ones are never orphans
+_START_LOCK = 72_002  # pg_advisory_xact_lock key: one start at a time counts open uploads and room
+
+Publish = Callable[[str, bytes, str], None]
+
+
+class _Busy(Exception):
+    """Another request or process holds the upload's lock."""
+
+
+def lecture_id_of(upload_id: str) -> str:
+    """The id the lecture of upload ``upload_id`` gets (uuid5 in :data:`LECTURE_NAMESPACE`)."""
+    return str(uuid.uuid5(LECTURE_NAMESPACE, str(upload_id)))
+
+
+def sweep_interval_s(settings: Settings) -> float:
+    """How often ingest sweeps (seconds): a quarter of the idle expiry, between 1 s and 60 s."""
+    return max(1.0, min(60.0, settings.upload_idle_s / 4))
 
 
 def _part_path(store: MediaStore, upload_id: str) -> Path:
@@ -37,136 +90,375 @@ def _part_path(store: MediaStore, upload_id: str) -> Path:
     return d / f"{upload_id}.part"
 
 
-def _row(pool: ConnectionPool, upload_id: str) -> dict:
+_held_here: set[str] = set()  # uploads locked by this process (see _locked_part)
+_held_guard = threading.Lock()
+
+
+@contextmanager
+def _locked_part(store: MediaStore, upload_id: str) -> Iterator[BinaryIO | None]:
+    """The upload's ``.part`` file, open for writing and exclusively locked while the block runs;
+    None when there is no such file. Raises :class:`_Busy` when another holds it. The lock is an
+    ``flock`` of the file (between processes, also on another host of a shared store: NFS and
+    CephFS lock it for every client; the kernel drops it when its process dies) plus a set of the
+    uploads this process holds (between its threads: on NFS an ``flock`` is a POSIX lock, which
+    one process's threads share)."""
+    with _held_guard:
+        if upload_id in _held_here:
+            raise _Busy
+        _held_here.add(upload_id)
+    try:
+        try:
+            fd = os.open(_part_path(store, upload_id), os.O_RDWR)
+        except FileNotFoundError:
+            yield None
+            return
+        with os.fdopen(fd, "r+b") as f:  # closing releases the lock
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise _Busy from None
+            yield f
+    finally:
+        with _held_guard:
+            _held_here.discard(upload_id)
+
+
+@retry_on_disconnect
+def _row(pool: ConnectionPool, settings: Settings, upload_id: str) -> dict:
     try:
         upload_id = str(uuid.UUID(upload_id))
-    except ValueError:
+    except (ValueError, TypeError):
         raise IngestError("Unknown upload.", status=404, code="not_found") from None
     with pool.connection() as conn:
-        row = conn.execute("SELECT * FROM uploads WHERE id=%s", (upload_id,)).fetchone()
+        row = conn.execute("SELECT *, state='receiving' AND active_at < now() - make_interval(secs => %s) AS idle "
+                           "FROM uploads WHERE id=%s", (settings.upload_idle_s, upload_id)).fetchone()
     if row is None:
         raise IngestError("Unknown upload.", status=404, code="not_found")
     return row
 
 
-def _status(row: dict, offset: int) -> dict:
+@retry_on_disconnect
+def _set_state(pool: ConnectionPool, upload_id: str, state: str, *, frm: tuple[str, ...], error: str | None = None,
+               lecture_id: str | None = None) -> bool:
+    """Moves the upload to ``state`` if it is in one of ``frm``; True when it moved."""
+    with pool.connection() as conn:
+        return conn.execute("UPDATE uploads SET state=%s, error=%s, lecture_id=coalesce(%s, lecture_id) "
+                            "WHERE id=%s AND state = ANY(%s) RETURNING id",
+                            (state, error, lecture_id, upload_id, list(frm))).fetchone() is not None
+
+
+@retry_on_disconnect
+def _touch(pool: ConnectionPool, upload_id: str) -> None:
+    with pool.connection() as conn:
+        conn.execute("UPDATE uploads SET active_at=now() WHERE id=%s", (upload_id,))
+
+
+def _offset(store: MediaStore, row: dict) -> int:
+    part = _part_path(store, str(row["id"]))
+    if part.exists():
+        return part.stat().st_size
+    return row["size"] if row["state"] in ("finishing", "queued", "refused") else 0
+
+
+def _status(settings: Settings, row: dict, offset: int) -> dict:
+    expires = (row["active_at"] + timedelta(seconds=settings.upload_idle_s)).isoformat() \
+        if row["state"] == "receiving" else None
     return {"upload_id": str(row["id"]), "course_id": str(row["course_id"]), "filename": row["filename"],
-            "size": row["size"], "offset": offset, "state": row["state"],
+            "size": row["size"], "offset": offset, "state": row["state"], "expires_at": expires,
             "lecture_id": str(row["lecture_id"]) if row["lecture_id"] else None, "error": row["error"]}
 
 
-def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore, course_id: str, filename: str,
-                 size: int, title: str = "", number: int | None = None, language: str = "") -> dict:
-    """Registers a resumable upload of ``filename`` (``size`` bytes) for ``course_id``; returns its
-    status (``offset`` 0). Raises :class:`IngestError`: 404 unknown course, 415 wrong type,
-    400 bad size, 413 over the size limit."""
-    try:
-        course_id = str(uuid.UUID(course_id))
-    except ValueError:
-        raise IngestError("Unknown course.", status=404, code="not_found") from None
-    if (not filename or len(filename) > 255 or "\x00" in filename or "/" in filename
-            or any(0xD800 <= ord(c) <= 0xDFFF or ord(c) < 32 for c in filename)):
-        raise IngestError("'filename' must be a plain file name (at most 255 characters, no control characters "
-                          "or slashes).", code="invalid_filename")
-    if Path(filename).suffix.lower() not in VIDEO_EXTENSIONS:
-        raise IngestError(f"{filename!r} is not a supported video type (MP4, MOV, WebM).", status=415,
-                          code="unsupported_type")
+def _closed(row: dict) -> IngestError:
+    if row["state"] == "expired":
+        return IngestError(f"This upload expired: {row['error']} Start a new one.", status=410, code="upload_expired")
+    return IngestError(f"This upload is already {row['state']}.", status=410, code="upload_closed")
+
+
+# -- start -----------------------------------------------------------------------------------
+
+def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore, course_id: str, filename,
+                 size, title: str = "", number: int | None = None, language: str = "", owner: str | None = None,
+                 capped: bool = True) -> dict:
+    """Registers a resumable upload of ``filename`` (``size`` bytes) for ``course_id`` by ``owner``
+    (an email; ``capped``: counted against ``LC_UPLOADS_OPEN_MAX``); returns its status (``offset``
+    0, ``expires_at``). Raises :class:`IngestError`: 404 unknown course, 400 bad file name, title
+    or size, 415 wrong type, 409 number taken, 413 over the size limit, 429 too many open uploads
+    (with ``Retry-After``), 507 no room in the store."""
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")
+    course_id, title, filename, _ = check_upload(pool=pool, course_id=course_id, title=title, number=number,
+                                                 video_name=filename, captions_name=None,
+                                                 language=language)
     if size > settings.max_upload_bytes:
         raise IngestError(f"The file is larger than the {settings.max_upload_bytes // 1024**3} GB limit.",
                           status=413, code="too_large")
+    expire_idle(settings=settings, pool=pool, store=store)
     upload_id = str(uuid.uuid4())
+    part = _part_path(store, upload_id)
+    part.touch()  # before the row: a row never lacks its file (the sweeper spares young orphans)
+    try:
+        _register(settings, pool, store, upload_id=upload_id, course_id=course_id, filename=filename, size=size,
+                  meta={"title": title, "number": number, "language": language or ""}, owner=owner, capped=capped)
+    except BaseException:
+        part.unlink(missing_ok=True)
+        raise
+    return _status(settings, _row(pool, settings, upload_id), 0)
+
+
+@retry_on_disconnect
+def _register(settings: Settings, pool: ConnectionPool, store: MediaStore, *, upload_id: str, course_id: str,
+              filename: str, size: int, meta: dict, owner: str | None, capped: bool) -> None:
+    """Inserts the upload after the per-person cap and the room check, in one transaction that
+    holds :data:`_START_LOCK` (two starts never both take the last place or the last bytes)."""
+    idle = settings.upload_idle_s
     with pool.connection() as conn:
-        if conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is None:
-            raise IngestError("Unknown course.", status=404, code="not_found")
-        conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta) VALUES (%s,%s,%s,%s,%s)",
-                     (upload_id, course_id, Path(filename).name, size,
-                      json.dumps({"title": title or "", "number": number, "language": language or ""})))
-    _part_path(store, upload_id).touch()
-    return _status(_row(pool, upload_id), 0)
+        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_START_LOCK,))
+        open_rows = conn.execute(
+            "SELECT id, size, owner, extract(epoch FROM active_at + make_interval(secs => %s) - now()) AS left_s "
+            "FROM uploads WHERE state = ANY(%s) AND NOT (state='receiving' AND active_at < now() - "
+            "make_interval(secs => %s))", (idle, list(OPEN), idle)).fetchall()
+        mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
+        if capped and len(mine) >= settings.uploads_open_max:
+            wait = max(1, int(min(r["left_s"] for r in mine)) + 1)
+            raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
+                              f"start again once an abandoned one expires ({idle / 60:g} minutes after its last "
+                              "chunk).", status=429, code="too_many_uploads", headers={"Retry-After": str(wait)})
+        expected = sum(max(0, r["size"] - _offset(store, {**r, "state": "receiving"})) for r in open_rows)
+        room = shutil.disk_usage(store.root).free - expected - settings.upload_disk_reserve_bytes
+        if size > room:
+            raise IngestError(f"The server has no room for this file now: {_gb(size)} do not fit in the "
+                              f"{_gb(max(0, room))} left for uploads (free space, less what open uploads still "
+                              "need and a reserve for processing). Try again later or tell the operator.",
+                              status=507, code="insufficient_storage")
+        conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta, owner) VALUES (%s,%s,%s,%s,%s,%s)",
+                     (upload_id, course_id, filename, size, json.dumps(meta), owner))
 
 
-def upload_status(*, pool: ConnectionPool, store: MediaStore, upload_id: str) -> dict:
-    """Where ``upload_id`` stands: ``offset`` (bytes received), ``state`` (receiving | queued |
-    refused) and the lecture id once queued. Raises :class:`IngestError` 404."""
-    row = _row(pool, upload_id)
-    part = _part_path(store, str(row["id"]))
-    return _status(row, part.stat().st_size if part.exists() else (row["size"] if row["state"] != "receiving" else 0))
+def _gb(n: int) -> str:
+    return f"{n / 1e9:.2f} GB"
 
 
-def put_chunk(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
-              publish: Callable[[str, bytes, str], None], upload_id: str, content_range: str | None,
-              stream: BinaryIO) -> dict:
-    """Appends the chunk in ``stream`` described by ``content_range`` (``bytes a-b/size``).
+# -- status and chunks -----------------------------------------------------------------------
 
-    Returns the status; when the last byte arrived, the lecture is queued (``state`` queued,
-    ``lecture_id`` set). Raises :class:`IngestError`: 400 missing/invalid range or a body of
-    another length, 409 a chunk that does not start at the offset (or another client writing),
-    410 an upload already finished.
-    """
-    row = _row(pool, upload_id)
-    upload_id = str(row["id"])
-    if row["state"] != "receiving":
-        raise IngestError(f"This upload is already {row['state']}.", status=410, code="upload_closed")
+def upload_status(*, settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish,
+                  upload_id: str) -> dict:
+    """Where ``upload_id`` stands: ``offset`` (bytes received), ``state`` (receiving | finishing |
+    queued | refused | expired), ``expires_at`` while receiving, the lecture id once queued, the
+    reason once refused or expired. An interrupted finish is resumed first, an idle upload expired.
+    Raises :class:`IngestError` 404."""
+    row = _row(pool, settings, upload_id)
+    if row["state"] in OPEN:
+        try:
+            with _locked_part(store, str(row["id"])) as f:
+                row = _settle(settings, pool, store, publish, _row(pool, settings, upload_id), f)
+        except _Busy:
+            pass  # a chunk is streaming or a finish is running: report where it stands
+        except IngestError:
+            row = _row(pool, settings, upload_id)  # refused (shown in the status) or the queue is down
+    return _status(settings, row, _offset(store, row))
+
+
+def _settle(settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish, row: dict,
+            f: BinaryIO | None) -> dict:
+    """Under the upload's lock: finishes an upload whose bytes are all there (an interrupted
+    finish), expires an idle one; returns its row as it is then. Raises what the finish raises."""
+    full = f is not None and os.fstat(f.fileno()).st_size == row["size"]
+    if row["state"] == "finishing" or (row["state"] == "receiving" and full):
+        _finish(settings, pool, store, publish, row)
+    elif row["state"] == "receiving" and f is None:  # its bytes were removed from the store
+        _set_state(pool, str(row["id"]), "expired", frm=("receiving",), error="its bytes were removed.")
+    elif row["idle"]:
+        _expire(settings, pool, store, row)
+    return _row(pool, settings, str(row["id"]))
+
+
+def _chunk_range(content_range: str | None, size: int):
     rng = parse_content_range_header(content_range) if content_range else None
     if rng is None or rng.units != "bytes" or rng.start is None:
         raise IngestError("Send each chunk with 'Content-Range: bytes FIRST-LAST/SIZE'.", code="invalid_range")
     if rng.length is None:
-        raise IngestError(f"The range must name the total size ('bytes FIRST-LAST/{row['size']}').",
-                          code="invalid_range")
-    if rng.length != row["size"]:
-        raise IngestError(f"The range's total {rng.length} is not the declared size {row['size']}.",
-                          code="size_mismatch")
-    if rng.stop > row["size"]:
-        raise IngestError(f"The range ends past the declared size {row['size']}.", code="invalid_range")
-    part = _part_path(store, upload_id)
-    with pool.connection() as conn, conn.transaction():
-        locked = conn.execute("SELECT pg_try_advisory_xact_lock(hashtext(%s)) AS ok", (upload_id,)).fetchone()["ok"]
-        if not locked:
-            raise IngestError("Another chunk of this upload is being written; retry.", status=409, code="busy")
-        offset = part.stat().st_size
-        if rng.start != offset:
-            raise IngestError(f"The next chunk must start at byte {offset}.", status=409, code="wrong_offset")
-        want = rng.stop - rng.start
-        got = 0
-        with open(part, "ab") as f:
-            try:
-                while got < want:
-                    buf = stream.read(min(CHUNK_READ, want - got))
-                    if not buf:
-                        break
-                    f.write(buf)
-                    got += len(buf)
-                extra = stream.read(1)
-            except BaseException:
-                f.truncate(offset)
-                raise
-            if got != want or extra:
-                f.truncate(offset)
-                raise IngestError(f"The chunk's body is not the {want} bytes its range announces.",
-                                  code="size_mismatch")
-    offset += got
-    if offset < row["size"]:
-        return _status(row, offset)
-    return _finish(settings=settings, pool=pool, store=store, publish=publish, row=row, part=part)
+        raise IngestError(f"The range must name the total size ('bytes FIRST-LAST/{size}').", code="invalid_range")
+    if rng.length != size:
+        raise IngestError(f"The range's total {rng.length} is not the declared size {size}.", code="size_mismatch")
+    if rng.stop > size:
+        raise IngestError(f"The range ends past the declared size {size}.", code="invalid_range")
+    return rng
 
 
-def _finish(*, settings, pool, store, publish, row: dict, part: Path) -> dict:
-    meta = row["meta"] or {}
+def put_chunk(*, settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish, upload_id: str,
+              content_range: str | None, stream: BinaryIO) -> dict:
+    """Appends the chunk in ``stream`` described by ``content_range`` (``bytes a-b/size``).
+
+    Returns the status; when the last byte arrived, the lecture is queued (``state`` queued,
+    ``lecture_id`` set); a chunk sent again after an interrupted finish finishes it. Raises
+    :class:`IngestError`: 400 missing/invalid range, a body of another length or one cut off
+    (the offset unchanged), 408 a body slower than ``LC_UPLOAD_CHUNK_TIMEOUT_S`` (discarded), 409
+    a chunk that does not start at the offset (or another client writing), 410 an upload already
+    finished or expired, and what the finish raises (see :func:`~.core.ingest_lecture`).
+    """
+    row = _row(pool, settings, upload_id)
     upload_id = str(row["id"])
+    if row["state"] not in OPEN:
+        raise _closed(row)
+    rng = _chunk_range(content_range, row["size"])
     try:
-        with open(part, "rb") as f:
-            result = ingest_lecture(settings=settings, pool=pool, store=store, publish=publish,
-                                    course_id=str(row["course_id"]), title=meta.get("title", ""),
-                                    number=meta.get("number"), video=Upload(row["filename"], f, row["size"]),
-                                    captions=None, language=meta.get("language", ""))
+        with _locked_part(store, upload_id) as f:
+            row = _row(pool, settings, upload_id)  # as it is now that this request holds the lock
+            if row["state"] in OPEN:
+                row = _settle(settings, pool, store, publish, row, f)
+            if row["state"] != "receiving":
+                if row["state"] == "queued" and row["lecture_id"]:  # finished by this request
+                    return _status(settings, row, row["size"])
+                raise _closed(row)
+            offset = os.fstat(f.fileno()).st_size
+            if rng.start != offset:
+                raise IngestError(f"The next chunk must start at byte {offset}.", status=409, code="wrong_offset")
+            _touch(pool, upload_id)
+            offset += _receive(f, stream, offset, rng.stop - rng.start)
+            _touch(pool, upload_id)
+            if offset < row["size"]:
+                return _status(settings, row, offset)
+            _finish(settings, pool, store, publish, row)
+    except _Busy:
+        raise IngestError("Another chunk of this upload is being written; retry.", status=409, code="busy") from None
+    return _status(settings, _row(pool, settings, upload_id), row["size"])
+
+
+def _receive(f: BinaryIO, stream: BinaryIO, offset: int, want: int) -> int:
+    """Writes exactly ``want`` bytes of ``stream`` at ``offset`` of ``f`` and returns ``want``; on
+    anything else truncates ``f`` back to ``offset`` and raises :class:`IngestError`."""
+    got = 0
+    f.seek(offset)
+    try:
+        while got < want:
+            buf = stream.read(min(CHUNK_READ, want - got))
+            if not buf:
+                break
+            f.write(buf)
+            got += len(buf)
+        extra = stream.read(1)
+        f.flush()
+    except BodyTimeout as e:
+        f.truncate(offset)
+        raise IngestError(f"{e.description} The chunk was discarded; send it again from byte {offset} (smaller "
+                          "chunks on a slow connection).", status=408, code="chunk_timeout") from None
+    except OSError as e:
+        f.truncate(offset)
+        if e.errno == errno.ENOSPC:
+            raise no_room() from None
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {offset}.",
+                          code="incomplete_chunk") from None
+    except Exception:
+        f.truncate(offset)
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {offset}.",
+                          code="incomplete_chunk") from None
+    if got != want or extra:
+        f.truncate(offset)
+        raise IngestError(f"The chunk's body is not the {want} bytes its range announces.", code="size_mismatch")
+    return got
+
+
+# -- finishing, expiry, sweeping --------------------------------------------------------------
+
+def _finish(settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish, row: dict) -> None:
+    """Registers the lecture of a complete upload (the caller holds its lock): ``finishing``, then
+    ``queued`` with :func:`lecture_id_of` as the lecture's id, or ``refused`` with the reason
+    (raised). Safe to run again after a crash at any point (see the module docstring)."""
+    upload_id = str(row["id"])
+    if not _set_state(pool, upload_id, "finishing", frm=OPEN):
+        return
+    part = _part_path(store, upload_id)
+    lecture_id = lecture_id_of(upload_id)
+    meta = row["meta"] or {}
+    try:
+        if (existing := _lecture(pool, lecture_id)) is not None:  # registered before a crash: publish again
+            publish_uploaded(pool, publish, uploaded_event(existing))
+        elif not part.exists():
+            raise IngestError("The upload's bytes were lost before it was finished; start it again.",
+                              status=410, code="upload_lost")
+        else:
+            ingest_lecture(settings=settings, pool=pool, store=store, publish=publish, lecture_id=lecture_id,
+                           course_id=str(row["course_id"]), title=meta.get("title", ""), number=meta.get("number"),
+                           video=Upload(row["filename"], None, row["size"], path=part), captions=None,
+                           language=meta.get("language", ""))
     except IngestError as e:
-        with pool.connection() as conn:
-            conn.execute("UPDATE uploads SET state='refused', error=%s WHERE id=%s", (str(e), upload_id))
-        part.unlink(missing_ok=True)
+        if e.status < 500:  # the file itself is refused; a server-side failure stays 'finishing'
+            _set_state(pool, upload_id, "refused", frm=("finishing",), error=str(e))
+            part.unlink(missing_ok=True)
         raise
-    with pool.connection() as conn:
-        conn.execute("UPDATE uploads SET state='queued', lecture_id=%s WHERE id=%s", (result["lecture_id"], upload_id))
+    _set_state(pool, upload_id, "queued", frm=("finishing",), lecture_id=lecture_id)
     part.unlink(missing_ok=True)
-    return upload_status(pool=pool, store=store, upload_id=upload_id)
+    log.info("upload %s finished: lecture %s", upload_id, lecture_id)
+
+
+@retry_on_disconnect
+def _lecture(pool: ConnectionPool, lecture_id: str) -> dict | None:
+    with pool.connection() as conn:
+        return conn.execute("SELECT * FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
+
+
+def _expire(settings: Settings, pool: ConnectionPool, store: MediaStore, row: dict) -> None:
+    """Expires an idle upload (the caller holds its lock) and removes its bytes."""
+    reason = f"no chunk arrived for {settings.upload_idle_s / 60:g} minutes."
+    with pool.connection() as conn:
+        moved = conn.execute("UPDATE uploads SET state='expired', error=%s WHERE id=%s AND state='receiving' AND "
+                             "active_at < now() - make_interval(secs => %s) RETURNING id",
+                             (reason, row["id"], settings.upload_idle_s)).fetchone()
+    if moved:
+        _part_path(store, str(row["id"])).unlink(missing_ok=True)
+        log.info("upload %s expired (%s)", row["id"], reason)
+
+
+def _each_locked(settings: Settings, pool: ConnectionPool, store: MediaStore, ids: list[str], work) -> None:
+    """Runs ``work(row, file)`` for each upload id under its lock, skipping busy ones and logging errors."""
+    for uid in ids:
+        try:
+            with _locked_part(store, uid) as f:
+                work(_row(pool, settings, uid), f)
+        except _Busy:
+            pass
+        except Exception as e:  # one upload's trouble (a refused file, the queue down) must not stop the sweep
+            log.info("sweep: upload %s: %s", uid, e)
+
+
+def expire_idle(*, settings: Settings, pool: ConnectionPool, store: MediaStore) -> None:
+    """Expires every upload idle for ``LC_UPLOAD_IDLE_S`` whose bytes are not all there (and not
+    being written) and removes its bytes."""
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT id, size FROM uploads WHERE state='receiving' AND active_at < now() - "
+                            "make_interval(secs => %s)", (settings.upload_idle_s,)).fetchall()
+    idle = [str(r["id"]) for r in rows if _offset(store, {**r, "state": "receiving"}) < r["size"]]
+    _each_locked(settings, pool, store, idle,
+                 lambda row, f: _expire(settings, pool, store, row) if row["idle"] else None)
+
+
+def sweep(*, settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish) -> None:
+    """Finishes interrupted finishes, expires idle uploads and removes ``.part`` files that belong
+    to no open upload (older than :data:`ORPHAN_GRACE_S`). Several ingest processes may sweep at
+    once: every upload is handled under its lock."""
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT id, size, state FROM uploads WHERE state = ANY(%s)", (list(OPEN),)).fetchall()
+    complete = [str(r["id"]) for r in rows if r["state"] == "finishing" or _offset(store, r) == r["size"]]
+    _each_locked(settings, pool, store, complete, lambda row, f: _settle(settings, pool, store, publish, row, f))
+    expire_idle(settings=settings, pool=pool, store=store)
+    open_ids = {str(r["id"]) for r in rows}
+    for part in (store.root / "uploads").glob("*.part"):
+        try:
+            if part.stem not in open_ids and time.time() - part.stat().st_mtime > ORPHAN_GRACE_S:
+                with _locked_part(store, part.stem) as f:
+                    if f is not None and _state(pool, part.stem) not in OPEN:
+                        part.unlink(missing_ok=True)
+                        log.info("sweep: removed %s (no open upload)", part.name)
+        except (_Busy, OSError):
+            pass
+
+
+@retry_on_disconnect
+def _state(pool: ConnectionPool, upload_id: str) -> str | None:
+    try:
+        uuid.UUID(upload_id)
+    except ValueError:
+        return None
+    with pool.connection() as conn:
+        row = conn.execute("SELECT state FROM uploads WHERE id=%s", (upload_id,)).fetchone()
+    return row["state"] if row else None

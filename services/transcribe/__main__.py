@@ -11,9 +11,12 @@ from . import handlers
 def main() -> None:
     settings = get_settings()
     run([
-        Stage("transcribe", bus.UPLOADED, ev.LectureUploaded, "transcribing", handlers.transcribe),
-        Stage("slides", bus.TRANSCRIBED, ev.LectureTranscribed, "slides", handlers.read_slides),
-        Stage("webcopy", bus.UPLOADED, ev.LectureUploaded, "webcopy", handlers.make_web_copy, records_stage=False),
+        Stage("transcribe", bus.UPLOADED, ev.LectureUploaded, "transcribing", handlers.transcribe,
+              concurrency=settings.transcribe_concurrency),
+        Stage("slides", bus.TRANSCRIBED, ev.LectureTranscribed, "slides", handlers.read_slides,
+              concurrency=settings.slides_concurrency),
+        Stage("webcopy", bus.UPLOADED, ev.LectureUploaded, "webcopy", handlers.make_web_copy, records_stage=False,
+              concurrency=settings.webcopy_concurrency),
     ], health_port=settings.health_port_transcribe, name="transcribe")
 
 

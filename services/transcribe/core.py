@@ -135,12 +135,14 @@ def transcribe_audio(audio: Path, *, model_name: str, language: str | None, dura
     return words
 
 
-def transcribe_media(path: Path, *, model_name: str, language: str | None, duration_s: float,
-                     progress: Callable[[float], None], workdir: Path,
+def transcribe_media(path: Path, *, info: media.ProbeResult, model_name: str, language: str | None,
+                     duration_s: float, progress: Callable[[float], None], workdir: Path,
                      compute_type: str = "int8", threads: int = 2,
                      prompt_for: Callable[[float, float], str | None] | None = None) -> list[Word]:
-    """Extracts the audio of ``path`` once and transcribes it (see :func:`transcribe_audio`)."""
-    wav = media.extract_audio(path, workdir / "audio16k.wav")
+    """Extracts the audio of ``path`` (probed as ``info``) once and transcribes it (see
+    :func:`transcribe_audio`; ``prompt_for`` as there). Raises :class:`lecturecopilot.media.MediaError`
+    when the audio cannot be decoded."""
+    wav = media.extract_audio(path, workdir / "audio16k.wav", info)
     try:
         return transcribe_audio(wav, model_name=model_name, language=language, duration_s=duration_s,
                                 progress=progress, compute_type=compute_type, threads=threads,

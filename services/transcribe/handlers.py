@@ -9,7 +9,7 @@ from pathlib import Path
 from lecturecopilot import bus, media
 from lecturecopilot.captions import Word, parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
-from lecturecopilot.storage import MediaStore
+from lecturecopilot.storage import MediaStore, UnsafeMediaURI
 from lecturecopilot.worker import PermanentError, StageContext
 
 from . import core
@@ -29,6 +29,30 @@ def _store_words(ctx: StageContext, words: list[Word]) -> None:
         conn.execute("UPDATE lectures SET transcribed_at=now() WHERE id=%s", (ctx.lecture_id,))
 
 
+def _store(ctx: StageContext) -> MediaStore:
+    return ctx.store or MediaStore.from_settings(ctx.settings)
+
+
+def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word], str]:
+    """Words from the event's captions, else from speech recognition on its media; and their
+    source. URIs are confined to the lecture's folder (:meth:`MediaStore.resolve`). Raises
+    :class:`lecturecopilot.media.MediaError`, ``ValueError`` or :class:`PermanentError`."""
+    store, settings = _store(ctx), ctx.settings
+    if event.captions_uri:
+        return parse_captions(store.resolve(event.captions_uri, ctx.lecture_id)), "captions"
+    if not event.media_uri:
+        raise PermanentError("The lecture has neither a video nor captions.")
+    video_path = store.resolve(event.media_uri, ctx.lecture_id)
+    info = media.probe(video_path)
+    words = core.transcribe_media(
+        video_path, info=info, model_name=settings.whisper_model, language=event.language or None,
+        duration_s=info.duration_s, progress=ctx.progress, workdir=video_path.parent,
+        compute_type=settings.whisper_compute_type, threads=settings.whisper_threads)
+    if info.audio_offset_s > 0.01:  # the audio starts late in the container: shift onto the video's clock
+        words = [Word(w.start_s + info.audio_offset_s, w.end_s + info.audio_offset_s, w.word) for w in words]
+    return words, f"asr:{settings.whisper_model}"
+
+
 def transcribe(event: ev.LectureUploaded, ctx: StageContext):
     """``lecture.uploaded`` → words in Postgres → ``lecture.transcribed``.
 
@@ -36,25 +60,9 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
     :class:`PermanentError` for media or captions that cannot be read, or no speech at all.
     """
     t0 = time.time()
-    settings = ctx.settings
-    source = "captions"
-    video_path = MediaStore.path_of(event.media_uri) if event.media_uri else None
     try:
-        if event.captions_uri:
-            words = parse_captions(MediaStore.path_of(event.captions_uri))
-        elif video_path is not None:
-            info = media.probe(video_path)
-            workdir = video_path.parent
-            words = core.transcribe_media(
-                video_path, model_name=settings.whisper_model, language=event.language or None,
-                duration_s=info.duration_s, progress=ctx.progress, workdir=workdir,
-                compute_type=settings.whisper_compute_type, threads=settings.whisper_threads)
-            source = f"asr:{settings.whisper_model}"
-            if info.audio_offset_s > 0.01:  # the audio starts late in the container: shift onto the video's clock
-                words = [Word(w.start_s + info.audio_offset_s, w.end_s + info.audio_offset_s, w.word) for w in words]
-        else:
-            raise PermanentError("The lecture has neither a video nor captions.")
-    except (media.MediaError, ValueError) as e:
+        words, source = _words_of(event, ctx)
+    except (media.MediaError, ValueError) as e:  # our sentences (UnsafeMediaURI is a ValueError too)
         raise PermanentError(str(e)) from e
     if not words:
         raise PermanentError("No speech was found in the lecture's audio.")
@@ -71,17 +79,22 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
     transcription; a side consumer that never changes the lecture's stage). Returns None.
 
     A stream copy when the upload is already H.264/AAC MP4, else a transcode (see
-    :func:`lecturecopilot.media.make_web_copy`). The copy is written to a temporary name and
-    renamed, so the player is never served half a file; until it exists the original is served.
-    A copy that cannot be made is logged and the original stays in use.
+    :func:`lecturecopilot.media.make_web_copy`). The copy is written to a temporary name in the
+    lecture's own folder of the store and renamed, so the player is never served half a file;
+    until it exists the original is served. A copy that cannot be made is logged and the
+    original stays in use.
     """
     if not event.media_uri:
         return None
-    src = MediaStore.path_of(event.media_uri)
+    store = _store(ctx)
+    try:
+        src = store.resolve(event.media_uri, ctx.lecture_id)
+    except UnsafeMediaURI as e:
+        log.warning("no web copy for %s: %s", ctx.lecture_id, e)
+        return None
     if not src.exists():
         return None
-    dst = src.parent / "web.mp4"
-    tmp = src.parent / "web.partial.mp4"
+    dst, tmp = src.parent / "web.mp4", src.parent / "web.partial.mp4"
     try:
         media.make_web_copy(src, tmp, media.probe(src))
     except media.MediaError as e:
@@ -106,15 +119,19 @@ def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
     with ctx.pool.connection() as conn:
         row = conn.execute("SELECT media_path, duration_s FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
     found: list[slides_mod.Slide] = []
-    path = Path(row["media_path"]) if row and row["media_path"] else None
+    try:
+        path = (_store(ctx).resolve(MediaStore.uri(Path(row["media_path"])), ctx.lecture_id)
+                if row and row["media_path"] else None)
+    except UnsafeMediaURI as e:
+        raise PermanentError("The lecture's video is not in the media store; upload it again.") from e
     if path is not None and path.exists():
-        info = media.probe(path)
-        if info.video_codec is not None:
-            try:
-                found = slides_mod.detect_slides(path, duration_s=info.duration_s or row["duration_s"] or 0.0,
-                                                 progress=ctx.progress)
-            except RuntimeError as e:
-                log.warning("slides of %s not read: %s", ctx.lecture_id, e)
+        try:
+            info = media.probe(path)
+            if info.video_codec is not None:
+                found = slides_mod.detect_slides(path, info=info, progress=ctx.progress,
+                                                 duration_s=info.duration_s or row["duration_s"] or 0.0)
+        except (media.MediaError, RuntimeError) as e:
+            log.warning("slides of %s not read: %s", ctx.lecture_id, e)
     with ctx.pool.connection() as conn, conn.transaction():
         conn.execute("DELETE FROM slides WHERE lecture_id=%s", (ctx.lecture_id,))
         with conn.cursor() as cur:

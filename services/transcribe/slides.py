@@ -26,17 +26,20 @@ import logging
 import re
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from PIL import Image
 
+from lecturecopilot import media
 from lecturecopilot.slidetext import slide_sentence
 
 log = logging.getLogger(__name__)
 
 _ocr_engine = None
+_ocr_lock = threading.Lock()  # one engine per process, shared by the slide readers running at once
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ def _ocr():
 def ocr_lines(image: Path, *, min_score: float = 0.6) -> list[str]:
     """Text lines RapidOCR reads in ``image`` with a recognition score of at least ``min_score``,
     top to bottom. Returns [] when nothing is read."""
-    result = _ocr()(str(image))
+    with _ocr_lock:  # RapidOCR is not documented as safe for concurrent calls: one at a time (each well under 1 s)
+        result = _ocr()(str(image))
     txts = getattr(result, "txts", None) or ()
     scores = getattr(result, "scores", None) or ()
     boxes = getattr(result, "boxes", None)
@@ -94,13 +98,13 @@ def dhash(image: Path, size: int = 32) -> int:
     return bits
 
 
-def _shots(video: Path, workdir: Path, sample_fps: float, min_content: float, min_shot_s: float,
+def _shots(source: list[str], workdir: Path, sample_fps: float, min_content: float, min_shot_s: float,
            duration_s: float) -> list[tuple[float, float]]:
     from scenedetect import AdaptiveDetector, detect
 
     proxy = workdir / "slides-proxy.mp4"
     proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", str(video), "-map", "0:v:0", "-an",
+        ["ffmpeg", "-nostdin", "-v", "error", "-y", *source, "-map", "0:v:0", "-an",
          "-vf", f"fps={sample_fps},scale=320:-2", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28",
          "-g", "1", str(proxy)], capture_output=True, text=True)
     if proc.returncode != 0:
@@ -118,27 +122,31 @@ def _shots(video: Path, workdir: Path, sample_fps: float, min_content: float, mi
     return shots
 
 
-def _grab(video: Path, t_s: float, out: Path) -> Path:
+def _grab(source: list[str], t_s: float, out: Path) -> Path:
     proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", f"{t_s:.3f}", "-i", str(video), "-frames:v", "1",
+        ["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", f"{t_s:.3f}", *source, "-frames:v", "1",
          "-vf", "scale='min(1280,iw)':-2", str(out)], capture_output=True, text=True)
     if proc.returncode != 0 or not out.exists():
         raise RuntimeError(f"reading a frame at {t_s:.1f} s failed: {proc.stderr.strip()[-300:]}")
     return out
 
 
-def detect_slides(video: Path, *, duration_s: float, progress: Callable[[float], None] = lambda p: None,
+def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | None = None,
+                  progress: Callable[[float], None] = lambda p: None,
                   sample_fps: float = 4.0, min_content: float = 1.0, min_shot_s: float = 1.5,
                   min_words: int = 3, same_slide_bits: int = 6, max_ocr: int = 400) -> list[Slide]:
-    """Slides shown in ``video`` (a path ffmpeg can read), in time order.
+    """Slides shown in ``video`` (user media, opened through :func:`lecturecopilot.media.input_args`
+    as probed in ``info``; probed here when None), in time order.
 
     ``duration_s`` is the video's duration (seconds). Shot boundaries are accurate to
     ``1/sample_fps`` seconds. At most ``max_ocr`` shots are OCR'd (evenly spread) so a video with
-    constant cuts stays bounded. Raises ``RuntimeError`` when ffmpeg cannot decode the video.
+    constant cuts stays bounded. Raises ``RuntimeError`` when ffmpeg cannot decode the video and
+    :class:`lecturecopilot.media.MediaError` when it is not an accepted container.
     """
+    source = media.input_args(video, info or media.probe(video))
     with tempfile.TemporaryDirectory(prefix="lc-slides-") as tmp_s:
         tmp = Path(tmp_s)
-        shots = _shots(video, tmp, sample_fps, min_content, min_shot_s, duration_s)
+        shots = _shots(source, tmp, sample_fps, min_content, min_shot_s, duration_s)
         if len(shots) > max_ocr:
             step = len(shots) / max_ocr
             shots = [shots[int(i * step)] for i in range(max_ocr)]
@@ -148,7 +156,7 @@ def detect_slides(video: Path, *, duration_s: float, progress: Callable[[float],
         ocr_calls = 0
         for i, (start, end) in enumerate(shots):
             t = start + min(0.5, max(0.0, (end - start) / 2))
-            frame = _grab(video, min(t, max(0.0, duration_s - 0.05)), tmp / f"shot{i}.png")
+            frame = _grab(source, min(t, max(0.0, duration_s - 0.05)), tmp / f"shot{i}.png")
             h = dhash(frame)
             lines = next((ls for hh, ls in seen if bin(hh ^ h).count("1") <= same_slide_bits), None)
             if lines is None:

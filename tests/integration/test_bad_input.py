@@ -302,3 +302,42 @@ def test_numbers_json_does_not_allow_are_a_400(stack, course, raw):
     r = requests.post(f"{stack.base}/api/courses/{course}/uploads", data=raw, timeout=10,
                       headers={**stack.admin, "Content-Type": "application/json"})
     assert "finite numbers" in _assert_error(r, 400, "invalid_json")
+
+
+TROJAN = "Week 1 \u202e4pm.exe"  # shows as "Week 1 exe.mp4"
+
+
+def test_text_direction_controls_are_refused_wherever_a_title_enters(stack):
+    """Issue #12 item 8: one check for multipart titles, resumable titles, file names that become
+    titles and PATCH; nothing is stored."""
+    course = stack.create_course("Trojan titles")
+    vtt = b"WEBVTT\n\n00:01.000 --> 00:04.000\nA heap is a binary tree with the heap property.\n"
+    url = f"{stack.base}/api/courses/{course}"
+    refused = [
+        # a multipart upload's title
+        requests.post(f"{url}/lectures", headers=stack.admin, timeout=30,
+                      files={"captions": ("a.vtt", vtt, "text/vtt")}, data={"title": TROJAN}),
+        # a multipart upload without a title: the file's name would become the title
+        requests.post(f"{url}/lectures", headers=stack.admin, timeout=30,
+                      files={"captions": (TROJAN + ".vtt", vtt, "text/vtt")}),
+        # a resumable upload's title, and its file name
+        requests.post(f"{url}/uploads", headers=stack.admin, timeout=10,
+                      json={"filename": "week1.mp4", "size": 1000, "title": TROJAN}),
+        requests.post(f"{url}/uploads", headers=stack.admin, timeout=10,
+                      json={"filename": TROJAN + ".mp4", "size": 1000}),
+    ]
+    codes = ["invalid_title", "invalid_filename", "invalid_title", "invalid_filename"]
+    for r, code in zip(refused, codes):
+        assert "text-direction controls" in _assert_error(r, 400, code)
+    _assert_nothing_written(stack, course)
+    with stack.db() as conn:
+        assert conn.execute("SELECT count(*) FROM uploads WHERE course_id=%s", (course,)).fetchone()[0] == 0
+    # PATCH refuses it too, on a lecture that exists
+    ok = requests.post(f"{url}/lectures", headers=stack.admin, timeout=30,
+                       files={"captions": ("a.vtt", vtt, "text/vtt")}, data={"title": "Heaps"})
+    assert ok.status_code == 202, ok.text
+    r = requests.patch(f"{stack.base}/api/lectures/{ok.json()['lecture_id']}", json={"title": TROJAN},
+                       headers=stack.admin, timeout=10)
+    assert "text-direction controls" in _assert_error(r, 400, "invalid_title")
+    titles = [lec["title"] for lec in requests.get(url, timeout=10).json()["lectures"]]
+    assert titles == ["Heaps"]

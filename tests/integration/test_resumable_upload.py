@@ -99,3 +99,225 @@ def test_deleting_a_course_removes_its_unfinished_uploads(stack):
     assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=30).status_code == 204
     assert not part.exists()
     _err(requests.get(f"{stack.base}/api/uploads/{uid}", headers=stack.admin, timeout=10), 404, "not_found")
+
+
+# -- issue #12: checks at the start (19), abandoned uploads (16), an interrupted finish (17) -----
+
+VTT = b"WEBVTT\n\n00:01.000 --> 00:04.000\nA heap is a binary tree with the heap property.\n"
+
+
+def _status(stack, uid, headers=None):
+    r = requests.get(f"{stack.base}/api/uploads/{uid}", headers=headers or stack.admin, timeout=60)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _uploads_of(stack, course) -> int:
+    with stack.db() as conn:
+        return conn.execute("SELECT count(*) FROM uploads WHERE course_id=%s", (course,)).fetchone()[0]
+
+
+def _age(stack, uid, seconds: float) -> None:
+    """Makes the upload's last chunk ``seconds`` older (as if nothing had arrived since)."""
+    with stack.db() as conn:
+        conn.execute("UPDATE uploads SET active_at = active_at - make_interval(secs => %s) WHERE id=%s",
+                     (seconds, uid))
+
+
+def test_an_upload_is_checked_when_it_starts(stack):
+    """Item 19: what the finish would refuse, the start refuses, before a byte is sent."""
+    course = stack.create_course("Checked at the start")
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                      files={"captions": ("a.vtt", VTT, "text/vtt")}, data={"title": "One", "number": "1"})
+    assert r.status_code == 202, r.text
+    assert "lecture 1" in _err(_start(stack, course, "two.mp4", 5000, title="Two", number=1), 409, "number_taken")
+    assert "200 characters" in _err(_start(stack, course, "two.mp4", 5000, title="x" * 300), 400, "invalid_title")
+    _err(_start(stack, course, "two.mp4", 5000, title="Heaps\x07"), 400, "invalid_title")
+    _err(_start(stack, course, "two.mp4", 5000, title=["not", "text"]), 400, "invalid_title")
+    # a file name that would become a 300-character title
+    _err(_start(stack, course, "y" * 250 + ".mp4", 5000), 400, "invalid_title")
+    _err(_start(stack, "00000000-0000-0000-0000-000000000000", "two.mp4", 5000), 404, "not_found")
+    assert _uploads_of(stack, course) == 0
+    # the start keeps the title it checked: the finish uses the same one
+    r = _start(stack, course, "two.mp4", 5000, title="  Two \n  heaps ", number=2)
+    assert r.status_code == 201, r.text
+    with stack.db() as conn:
+        meta = conn.execute("SELECT meta FROM uploads WHERE id=%s", (r.json()["upload_id"],)).fetchone()[0]
+    assert meta["title"] == "Two heaps" and meta["number"] == 2
+
+
+def test_abandoned_uploads_expire_and_their_bytes_go(stack):
+    """Item 16: an upload with no chunk for LC_UPLOAD_IDLE_S expires, its bytes are removed, and
+    it no longer counts; a chunk restarts the clock."""
+    idle = stack.settings.upload_idle_s
+    course = stack.create_course("Abandoned uploads")
+    parts = stack.settings.media_dir / "uploads"
+    a, b, c = (_start(stack, course, f"{x}.mp4", 1000).json() for x in "abc")
+    for up in (a, b, c):
+        assert up["expires_at"] and _put(stack, up["upload_id"], b"x" * 300, 0, 1000).json()["offset"] == 300
+    _age(stack, a["upload_id"], idle + 5)
+    # the next look at it expires it and removes its bytes
+    st = _status(stack, a["upload_id"])
+    assert st["state"] == "expired" and "no chunk arrived" in st["error"] and st["expires_at"] is None
+    assert not (parts / f"{a['upload_id']}.part").exists()
+    assert "expired" in _err(_put(stack, a["upload_id"], b"x" * 10, 300, 1000), 410, "upload_expired")
+    # one nobody looks at again goes when the next upload starts
+    _age(stack, b["upload_id"], idle + 5)
+    _age(stack, c["upload_id"], idle - 60)  # old, but not idle for long enough
+    assert _start(stack, course, "d.mp4", 1000).status_code == 201
+    with stack.db() as conn:
+        state = dict(conn.execute("SELECT id::text, state FROM uploads WHERE course_id=%s", (course,)).fetchall())
+    assert state[b["upload_id"]] == "expired" and state[c["upload_id"]] == "receiving"
+    assert not (parts / f"{b['upload_id']}.part").exists() and (parts / f"{c['upload_id']}.part").exists()
+    # a chunk restarts the clock
+    assert _put(stack, c["upload_id"], b"x" * 100, 300, 1000).json()["offset"] == 400
+    _age(stack, c["upload_id"], 120)
+    st = _status(stack, c["upload_id"])
+    assert st["state"] == "receiving" and st["offset"] == 400
+
+
+def test_open_uploads_are_capped_per_person(stack):
+    """Item 16: LC_UPLOADS_OPEN_MAX open uploads per person (429 with Retry-After beyond); an
+    expired one frees its place; the operator (admin) is not capped."""
+    from web_helpers import mint
+
+    cap = stack.settings.uploads_open_max
+    who = mint(stack, "instructor", "capped@example.edu")
+    r = requests.post(f"{stack.base}/api/courses", json={"title": "Capped"}, headers=who, timeout=10)
+    assert r.status_code == 201, r.text
+    course = r.json()["id"]
+
+    def start(headers, name):
+        return requests.post(f"{stack.base}/api/courses/{course}/uploads", headers=headers, timeout=10,
+                             json={"filename": name, "size": 1000})
+
+    opened = [start(who, f"{k}.mp4") for k in range(cap)]
+    assert all(r.status_code == 201 for r in opened), [r.text for r in opened]
+    r = start(who, "one-more.mp4")
+    assert "uploads open" in _err(r, 429, "too_many_uploads")
+    assert 0 < int(r.headers["Retry-After"]) <= stack.settings.upload_idle_s + 1
+    assert start(stack.admin, "operator.mp4").status_code == 201  # another person, and not capped
+    _age(stack, opened[0].json()["upload_id"], stack.settings.upload_idle_s + 5)
+    assert start(who, "after-expiry.mp4").status_code == 201
+
+
+def test_a_declared_size_the_store_cannot_hold_is_refused(stack):
+    """Item 16: declared sizes never add up to more than the store can hold (free space less what
+    open uploads still expect, less LC_UPLOAD_DISK_RESERVE_BYTES): 507 beyond."""
+    import shutil
+
+    s = stack.settings
+    size = s.max_upload_bytes
+    course = stack.create_course("Room in the store")
+    free = shutil.disk_usage(s.media_dir).free
+    accepted, refused = 0, None
+    try:
+        for _ in range(free // size + 2):
+            r = _start(stack, course, f"big{accepted}.mp4", size)
+            if r.status_code != 201:
+                refused = r
+                break
+            accepted += 1
+        assert refused is not None, f"{accepted} uploads of {size} bytes accepted with {free} bytes free"
+        assert "no room" in _err(refused, 507, "insufficient_storage")
+        assert accepted * size <= free - s.upload_disk_reserve_bytes
+        # what was declared, plus this one, would not have fitted (other processes may write meanwhile)
+        assert (accepted + 1) * size + s.upload_disk_reserve_bytes > shutil.disk_usage(s.media_dir).free - size
+        # the bytes of an upload are no longer expected once they are on disk: a small one still fits
+        assert _start(stack, course, "small.mp4", 1000).status_code == 201
+    finally:
+        assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=60).status_code == 204
+
+
+def _one_lecture(stack, course) -> dict:
+    lectures = requests.get(f"{stack.base}/api/courses/{course}", timeout=10).json()["lectures"]
+    assert len(lectures) == 1, lectures
+    return lectures[0]
+
+
+def test_an_upload_whose_finish_was_cut_short_is_finished_by_its_next_request(stack, synth_video):
+    """Item 17: ingest died after the last byte reached disk (offset == size, state receiving):
+    the next status GET, or the last chunk sent again, finishes it, once."""
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = stack.create_course("Cut short")
+    parts = stack.settings.media_dir / "uploads"
+    for k, resend in enumerate((False, True)):
+        uid = _start(stack, course, "lecture.mp4", n, title=f"Cut {k}", number=k + 1).json()["upload_id"]
+        assert _put(stack, uid, data[: n - 1000], 0, n).json()["offset"] == n - 1000
+        with open(parts / f"{uid}.part", "ab") as f:  # the last bytes landed; then ingest died
+            f.write(data[n - 1000:])
+        if resend:  # the client sends its last chunk again: 202 with the lecture, not 409 wrong_offset
+            r = _put(stack, uid, data[n - 1000:], n - 1000, n)
+            assert r.status_code == 202, r.text
+            st = r.json()
+        else:
+            st = _status(stack, uid)
+        assert st["state"] == "queued" and st["lecture_id"] and st["offset"] == n, st
+        assert _status(stack, uid)["lecture_id"] == st["lecture_id"]
+        _err(_put(stack, uid, data[n - 1000:], n - 1000, n), 410, "upload_closed")
+        assert stack.wait_ready(st["lecture_id"])["status"] == "ready"
+        assert not (parts / f"{uid}.part").exists()
+    lectures = requests.get(f"{stack.base}/api/courses/{course}", timeout=10).json()["lectures"]
+    assert [(lec["number"], lec["title"]) for lec in lectures] == [(1, "Cut 0"), (2, "Cut 1")]
+
+
+def test_ingest_killed_while_finishing_finishes_the_upload_after_restart(stack, synth_video):
+    """Item 17: SIGKILL of ingest in the middle of a finish (held at the lecture's INSERT by a
+    table lock this test takes), then a restart: the upload reaches queued with exactly one
+    lecture, which reaches ready; a .part file of no upload is swept away at the restart."""
+    import os
+    import signal
+    import threading
+    import time
+
+    from lecturecopilot import stack as stack_mod
+
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = stack.create_course("Killed while finishing")
+    parts = stack.settings.media_dir / "uploads"
+    orphan = parts / "00000000-0000-4000-8000-000000000017.part"
+    orphan.write_bytes(b"left behind")
+    os.utime(orphan, (time.time() - 3600, time.time() - 3600))
+    uid = _start(stack, course, "lecture.mp4", n, title="Survivor", number=7).json()["upload_id"]
+    assert _put(stack, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
+    pidfile = stack.settings.data_dir / "run" / "ingest.pid"
+    locker = stack.db()
+    locker.autocommit = False
+    locker.execute("LOCK TABLE lectures IN EXCLUSIVE MODE")  # the finish blocks at its INSERT
+    last = threading.Thread(target=lambda: _put(stack, uid, data[n // 2:], n // 2, n), daemon=True)
+    try:
+        last.start()
+        with stack.db() as conn:
+            deadline, waiting = time.time() + 60, None
+            while time.time() < deadline and not waiting:
+                waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
+                                       "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
+                time.sleep(0.05)
+            assert waiting, "the finish never reached the lectures table"
+            assert conn.execute("SELECT state FROM uploads WHERE id=%s", (uid,)).fetchone()[0] == "finishing"
+            os.killpg(int(pidfile.read_text()), signal.SIGKILL)  # ingest dies mid-finish
+            for (pid,) in waiting:  # its statement dies with it (Postgres would finish it once unblocked)
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            assert conn.execute("SELECT count(*) FROM lectures WHERE course_id=%s", (course,)).fetchone()[0] == 0
+    finally:
+        locker.rollback()
+        locker.close()
+        last.join(30)
+        stack_mod.up(stack.settings, quiet=True)  # the new ingest's first sweep finishes the upload
+    deadline = time.time() + 60
+    with stack.db() as conn:
+        while time.time() < deadline:
+            state, lecture_id = conn.execute("SELECT state, lecture_id FROM uploads WHERE id=%s", (uid,)).fetchone()
+            if state != "finishing":
+                break
+            time.sleep(0.2)
+    assert state == "queued" and lecture_id, state
+    assert _one_lecture(stack, course)["id"] == str(lecture_id)
+    assert stack.wait_ready(str(lecture_id))["status"] == "ready"
+    assert _one_lecture(stack, course)["title"] == "Survivor"
+    assert not (parts / f"{uid}.part").exists() and not orphan.exists()
+    _err(_put(stack, uid, data[n // 2:], n // 2, n), 410, "upload_closed")

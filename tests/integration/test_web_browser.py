@@ -132,6 +132,58 @@ def test_chip_seeks_across_lectures_and_highlights_the_line(stack, course, page)
     page.wait_for_function(f"() => Math.abs(document.querySelector('#player').currentTime - {t1}) < 1.0", timeout=15_000)
 
 
+PLAYER_ON_SCREEN = """() => { const r = document.querySelector('#player').getBoundingClientRect();
+    return r.height > 0 && r.top >= -1 && r.bottom <= window.innerHeight + 1; }"""
+
+
+@pytest.mark.parametrize("viewport", [{"width": 1400, "height": 900}, PHONE], ids=["desktop", "phone"])
+def test_chip_of_an_earlier_answer_brings_the_player_into_view(stack, course, browser, viewport):
+    """Issue #12.12: a chip far down the page (the first of several answers) scrolls the player into
+    view at every width, not only below 1100 px; with reduced motion asked for, at once."""
+    for motion in ("no-preference", "reduce"):
+        ctx = browser.new_context(viewport=viewport, reduced_motion=motion)
+        page = ctx.new_page()
+        page.goto(f"{stack.base}/courses/{course['id']}")
+        page.wait_for_selector("#transcript li")
+        for q in ("What sits at the root of a max heap?", "How does merge sort combine the two sorted halves?",
+                  "What does inserting a key into a heap do?", "What is counting sort?"):
+            ask(page, q)
+        first = page.query_selector_all(".answer[data-answer-id]")[-1]  # the earliest answer, lowest on the page
+        chip = first.query_selector(".chip")
+        chip.scroll_into_view_if_needed()
+        page.evaluate("window.scrollBy(0, 10000)")  # the page's end, as after reading down the answers
+        assert not page.evaluate(PLAYER_ON_SCREEN), "the player is still on screen: nothing to test"
+        assert page.evaluate("(c) => { const r = c.getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight; }",
+                             chip), "the chip is not on screen"
+        t = float(chip.get_attribute("data-t"))
+        chip.click()
+        if motion == "reduce":  # no smooth scrolling: the player is there as soon as the click is handled
+            assert page.evaluate(PLAYER_ON_SCREEN), (viewport, motion)
+        else:
+            page.wait_for_function(PLAYER_ON_SCREEN, timeout=5_000)
+        page.wait_for_function(f"() => Math.abs(document.querySelector('#player').currentTime - {t}) < 1.0",
+                               timeout=15_000)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+        ctx.close()
+
+
+def test_pages_load_without_a_failed_request(stack, course, browser):
+    """Issue #12.15: no 404 (the favicon was one) or console error when the course list and a course load."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    failed, errors, icons = [], [], []
+    page.on("response", lambda r: failed.append((r.status, r.url)) if r.status >= 400 else None)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("requestfinished", lambda r: icons.append(r.url) if "favicon" in r.url else None)
+    for path in ("/", f"/courses/{course['id']}"):
+        page.goto(stack.base + path)
+        page.wait_for_load_state("networkidle")
+    page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
+    ctx.close()
+    assert icons, "the browser fetched no icon"
+    assert failed == [] and errors == [], (failed, errors)
+
+
 def test_transcript_follows_playback(stack, course, page):
     page.goto(f"{stack.base}/courses/{course['id']}?lecture={course['l2']}")
     page.wait_for_selector("#transcript li")

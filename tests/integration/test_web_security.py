@@ -32,6 +32,20 @@ def test_pages_have_a_fresh_nonce_and_security_headers(stack):
     assert len(set(nonces)) == len(nonces)
 
 
+def test_favicon_is_served(stack):
+    """Issue #12.15: /favicon.ico was a 404 in every page's console; now it and the page's icon links answer."""
+    r = requests.get(f"{stack.base}/favicon.ico", timeout=10)
+    assert r.status_code == 200 and r.headers["Content-Type"].startswith("image/"), (r.status_code, r.headers)
+    assert r.content[:4] == b"\x00\x00\x01\x00"  # an ICO file
+    page = requests.get(f"{stack.base}/", timeout=10).text
+    icons = re.findall(r'<link rel="icon" href="([^"]+)"', page)
+    assert "/favicon.ico" in icons and len(icons) >= 2, icons
+    for href in icons:
+        r = requests.get(stack.base + href, timeout=10)
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("image/"), (href, r.headers)
+    assert b"<svg" in requests.get(f"{stack.base}/static/favicon.svg", timeout=10).content
+
+
 def test_api_answers_carry_headers_and_no_store(stack):
     r = requests.get(f"{stack.base}/api/courses", timeout=10)
     assert r.headers["Cache-Control"] == "no-store" and r.headers["X-Content-Type-Options"] == "nosniff"

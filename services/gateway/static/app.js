@@ -356,6 +356,14 @@ function reportControls(questionId) {
 }
 
 // ---- asking --------------------------------------------------------------------------------------
+function showPlayer() {
+  // a chip may sit far down the page (an earlier answer, or below the player on a phone): bring the
+  // player into view at every width; no scrolling when it is already whole on screen ("nearest"),
+  // no animation for those who ask for reduced motion
+  const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  $("#player").scrollIntoView({ block: "nearest", behavior: still ? "auto" : "smooth" });
+}
+
 function chipFor(c) {
   const b = el("button", { type: "button", class: "chip", text: c.label, "aria-label": `Play lecture ${c.lecture_number} at ${clock(c.t_s)}`,
     dataset: { t: c.t_s, lecture: c.lecture_id } });
@@ -363,8 +371,7 @@ function chipFor(c) {
     const lecture = state.lectures.find((l) => l.id === c.lecture_id);
     if (!lecture) return;
     selectLecture(lecture, c.t_s);
-    // on a narrow screen the player is above the answers: bring it into view
-    if (window.matchMedia("(max-width: 1100px)").matches) $("#player").scrollIntoView({ block: "start" });
+    showPlayer();
   });
   return b;
 }

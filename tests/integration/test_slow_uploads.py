@@ -1,0 +1,162 @@
+"""Slow request bodies (issue #12 item 18): chunk PUTs that crawl or stall hold no database
+connection and no thread plain requests need, are dropped after their bounds with nothing of them
+kept, and the rest of the site keeps answering meanwhile. A second ingest and gateway on the
+stack's stores run with short bounds so the test does not wait minutes."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+
+import pytest
+import requests
+
+from web_helpers import Gateway
+
+pytestmark = pytest.mark.slow
+
+CHUNK_S, STALL_S, BODY_S, RELAYS = 6, 3, 3, 4
+BOUNDS = {"LC_UPLOAD_CHUNK_TIMEOUT_S": str(CHUNK_S), "LC_UPLOAD_STALL_S": str(STALL_S),
+          "LC_BODY_TIMEOUT_S": str(BODY_S), "LC_UPLOAD_RELAYS_MAX": str(RELAYS)}
+SIZE = 1000
+
+
+@pytest.fixture(scope="module")
+def slow(stack):
+    ingest = Gateway(stack, BOUNDS, service="ingest")
+    gw = Gateway(stack, {**BOUNDS, "LC_INGEST_PORT": str(ingest.port)})
+    yield gw
+    gw.close()
+    ingest.close()
+
+
+def _start(base, stack, course) -> str:
+    r = requests.post(f"{base}/api/courses/{course}/uploads", headers=stack.admin, timeout=10,
+                      json={"filename": "slow.mp4", "size": SIZE})
+    assert r.status_code == 201, r.text
+    return r.json()["upload_id"]
+
+
+def _status(base, stack, uid) -> dict:
+    r = requests.get(f"{base}/api/uploads/{uid}", headers=stack.admin, timeout=10)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _trickle(stop: threading.Event):
+    """A body that sends 3 bytes a second (until ``stop``)."""
+    sent = 0
+    while sent < SIZE and not stop.is_set():
+        yield b"x" * 3
+        sent += 3
+        stop.wait(1.0)
+
+
+def test_crawling_chunks_do_not_stall_the_site_and_are_dropped_after_their_bound(stack, slow):
+    course = stack.create_course("Slow chunks")
+    uploads = [_start(slow.base, stack, course) for _ in range(16)]  # as many as the gateway has threads
+    probe = _start(slow.base, stack, course)
+    stop = threading.Event()
+    ended: dict[str, tuple[object, float]] = {}
+
+    def crawl(uid: str) -> None:
+        t0 = time.monotonic()
+        try:
+            r = requests.put(f"{slow.base}/api/uploads/{uid}", data=_trickle(stop), timeout=(5, 60),
+                             headers={**stack.admin, "Content-Range": f"bytes 0-{SIZE - 1}/{SIZE}"})
+            ended[uid] = (r.status_code, time.monotonic() - t0)
+        except requests.RequestException as e:  # dropped while it was still sending
+            ended[uid] = (type(e).__name__, time.monotonic() - t0)
+
+    threads = [threading.Thread(target=crawl, args=(uid,), daemon=True) for uid in uploads]
+    try:
+        for t in threads:
+            t.start()
+        time.sleep(1.0)
+        slowest = 0.0
+        for _ in range(4):  # meanwhile the rest of the site answers at once
+            for url, headers in ((f"{slow.base}/api/courses", {}), (f"{slow.base}/api/uploads/{probe}", stack.admin)):
+                t0 = time.monotonic()
+                assert requests.get(url, headers=headers, timeout=10).status_code == 200
+                slowest = max(slowest, time.monotonic() - t0)
+            time.sleep(0.5)
+        assert slowest < 2.0, f"a plain request took {slowest:.1f} s while uploads crawled"
+        for t in threads:
+            t.join(CHUNK_S + 20)
+    finally:
+        stop.set()
+    assert len(ended) == len(uploads), "some crawling chunks were never dropped"
+    for uid, (outcome, took) in ended.items():
+        assert outcome not in (200, 202), (outcome, took)
+        assert took < CHUNK_S + 5, f"a crawling chunk lasted {took:.1f} s ({outcome})"
+    # nothing of a dropped chunk is kept: the offset is where it was
+    for uid in uploads:
+        st = _status(slow.base, stack, uid)
+        assert st["state"] == "receiving" and st["offset"] == 0, st
+
+
+def _raw(base: str, method: str, path: str, headers: dict, first: bytes) -> tuple[http.client.HTTPConnection, float]:
+    """Sends the request line, headers and ``first`` bytes of the body, then nothing more."""
+    host, port = base.removeprefix("http://").split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=30)
+    conn.putrequest(method, path)
+    for k, v in headers.items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    conn.send(first)
+    return conn, time.monotonic()
+
+
+def test_a_stalled_chunk_is_dropped_and_its_bytes_discarded(stack, slow):
+    course = stack.create_course("Stalled chunk")
+    uid = _start(slow.base, stack, course)
+    conn, t0 = _raw(slow.base, "PUT", f"/api/uploads/{uid}", {
+        **stack.admin, "Content-Range": f"bytes 0-{SIZE - 1}/{SIZE}", "Content-Length": str(SIZE)}, b"x" * 100)
+    resp = conn.getresponse()  # the gateway answers once the body has sent nothing for LC_UPLOAD_STALL_S
+    took = time.monotonic() - t0
+    body = json.loads(resp.read())
+    conn.close()
+    assert resp.status == 408 and body["error"]["code"] == "request_timeout", body
+    assert f"nothing arrived for {STALL_S} s" in body["error"]["message"]
+    assert STALL_S - 0.5 < took < STALL_S + 4, took
+    st = _status(slow.base, stack, uid)
+    assert st["state"] == "receiving" and st["offset"] == 0, st
+    # the upload goes on from where it was
+    r = requests.put(f"{slow.base}/api/uploads/{uid}", data=b"y" * 400, timeout=10,
+                     headers={**stack.admin, "Content-Range": f"bytes 0-399/{SIZE}"})
+    assert r.status_code == 200 and r.json()["offset"] == 400, r.text
+
+
+def test_slow_json_bodies_are_bounded_too(stack, slow):
+    """The README's old known limit: any request body that crawls held a gateway thread."""
+    course = stack.create_course("Slow JSON")
+    conn, t0 = _raw(slow.base, "POST", f"/api/courses/{course}/ask",
+                    {"Content-Type": "application/json", "Content-Length": "400"}, b'{"question": "wh')
+    resp = conn.getresponse()
+    took = time.monotonic() - t0
+    body = json.loads(resp.read())
+    conn.close()
+    assert resp.status == 408 and body["error"]["code"] == "request_timeout", body
+    assert took < BODY_S + 4, took
+    # a body that keeps sending, slowly, is dropped at its deadline
+    stop = threading.Event()
+
+    def drip():
+        yield b'{"question": "'
+        while not stop.is_set():
+            yield b"a"
+            stop.wait(0.5)
+
+    t0 = time.monotonic()
+    try:
+        r = requests.post(f"{slow.base}/api/courses/{course}/ask", data=drip(), timeout=(5, 30),
+                          headers={"Content-Type": "application/json"})
+        outcome = r.status_code
+    except requests.RequestException as e:
+        outcome = type(e).__name__
+    finally:
+        stop.set()
+    took = time.monotonic() - t0
+    assert outcome != 200 and took < BODY_S + 4, (outcome, took)
