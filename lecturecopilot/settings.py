@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     whisper_model: str = Field(default="base", description="'tiny.en' or 'base' (packaged), or any faster-whisper name/path.")
     whisper_compute_type: str = "int8"
     whisper_threads: int = 2
+    asr_vocabulary: bool = Field(default=True, description="Prompt speech recognition with the course's vocabulary "
+                                 "(its slides and titles, services/transcribe/vocabulary.py).")
     embed_model: str = Field(default="packaged:all-MiniLM-L6-v2", description="sentence-transformers model or path.")
 
     gateway_host: str = "127.0.0.1"

@@ -66,11 +66,18 @@ def _segments_to_words(segments, offset_s: float, recent: list[str], prompt: str
         if not _keep(seg, recent, prompt):
             continue
         recent.append(re.sub(r"\W+", " ", seg.text.lower()).strip())
+        first = len(words)
         for w in seg.words or []:
             token = w.word.strip()
-            if token:
-                words.append(Word(round(float(w.start) + offset_s, 3), round(float(max(w.end, w.start)) + offset_s, 3),
-                                  token))
+            if not token:
+                continue
+            start, end = round(float(w.start) + offset_s, 3), round(float(max(w.end, w.start)) + offset_s, 3)
+            if token.startswith("-") and len(words) > first and not w.word.startswith(" "):
+                # the rest of a hyphenated word ("max" + "-heap"): one word, as it is written
+                prev = words[-1]
+                words[-1] = Word(prev.start_s, end, prev.word + token)
+            else:
+                words.append(Word(start, end, token))
     return words
 
 

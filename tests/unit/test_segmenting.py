@@ -89,7 +89,7 @@ def test_a_slide_read_aloud_is_not_added_twice():
 
 
 def test_ocr_noise_leaves_slide_text():
-    from services.index.core import denoise_slide
+    from lecturecopilot.slidetext import denoise_slide
 
     assert denoise_slide("Hashing: y sse ssn h essentially find another place.") == \
         "Hashing: essentially find another place."
@@ -105,7 +105,8 @@ def test_ocr_noise_leaves_slide_text():
 def test_slide_terms_the_lecture_never_says_stay():
     """Speech recognition mishears the terms the slide spells right ("minor repeats" for "binary
     heaps"): a slide is kept for what it says, not for agreeing with the transcript."""
-    from services.index.core import Sentence, TimedWord, denoise_slide, merge_slides
+    from services.index.core import Sentence, TimedWord, merge_slides
+    from lecturecopilot.slidetext import denoise_slide
 
     spoken = [Sentence(0.0, 9.0, "Today minor repeats, a complete minor tree in an array.", [TimedWord(0.0, 9.0, "x")])]
     slide = (1.0, "Binary heaps: complete binary tree in an array, max-heap property.")
