@@ -75,3 +75,26 @@ def test_a_term_heavy_lecture_is_answered_where_it_explains(stack, heaps_video):
     assert not a["declined"], a
     insert_from, insert_to = heaps_video.part_starts_s[2], heaps_video.duration_s
     assert any(insert_from - 1 <= c["t_s"] <= insert_to for s in a["sentences"] for c in s["citations"]), a
+
+
+def test_a_prompt_is_never_written_out_over_music_or_silence(tmp_path, heaps_video):
+    """Whisper's known failure: on a window with little speech it writes its prompt out. Music and
+    noise never reach the decoder (VAD), and a segment that copies the prompt without confident speech
+    behind it is dropped (``core._keep``)."""
+    import subprocess
+    from types import SimpleNamespace
+
+    from services.transcribe import core
+
+    music = tmp_path / "music.wav"
+    subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "lavfi", "-i",
+                    "aevalsrc='0.3*sin(2*PI*(440+110*floor(mod(t,4)))*t)+0.2*sin(2*PI*660*t)*sin(2*PI*3*t)':"
+                    "s=16000:d=20", "-f", "lavfi", "-i", "anoisesrc=d=10:c=pink:a=0.05:r=16000",
+                    "-filter_complex", "[0][1]concat=n=2:v=0:a=1", "-ac", "1", str(music)], check=True)
+    prompt = "Binary heaps. Max-heap property: parent key at least the child keys. Insert: sift up."
+    assert core.transcribe_audio(music, model_name="tiny.en", language="en", duration_s=0,
+                                 prompt_for=lambda a, b: prompt) == []
+    unsure = SimpleNamespace(text=" Max-heap property: parent key at least", no_speech_prob=0.5, avg_logprob=-0.4)
+    sure = SimpleNamespace(text=" Max-heap property: parent key at least", no_speech_prob=0.01, avg_logprob=-0.2)
+    assert not core._keep(unsure, [], prompt)  # a copy of the prompt over doubtful audio
+    assert core._keep(sure, [], prompt)        # a lecturer reading the slide aloud
