@@ -14,13 +14,16 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 
 NS = (3, 4)
 K1, B = 1.2, 0.75
 
 
+@lru_cache(maxsize=4096)  # the same passages come up query after query: ~4k of them in memory at most
 def grams(text: str) -> Counter:
-    """Character 3- and 4-grams of each lower-case word of ``text``, word ends marked with "#"."""
+    """Character 3- and 4-grams of each lower-case word of ``text``, word ends marked with "#"
+    (cached: treat the result as read-only)."""
     out: Counter = Counter()
     for w in re.findall(r"[a-z0-9]+", text.lower()):
         w = f"#{w}#"
