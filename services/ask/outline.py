@@ -97,6 +97,36 @@ def _dur(l: LectureInfo) -> str:
     return clock(l.duration_s) if l.duration_s else "unknown length"
 
 
+def _no_such_lecture(n: int, ready: list[LectureInfo]) -> list[AnswerSentence]:
+    return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
+                           f"{', '.join(str(x.number) for x in ready)}.", [Cite(x.id, x.number, 0.0) for x in ready])]
+
+
+def _course_topics(ready: list[LectureInfo]) -> list[AnswerSentence]:
+    out = []
+    for l in ready:
+        if l.chapters:
+            text = f"L{l.number} {l.title} covers " + ", ".join(t for _, t in l.chapters) + "."
+            out.append(AnswerSentence(text, [Cite(l.id, l.number, t) for t, _ in l.chapters[:4]]))
+        else:
+            out.append(AnswerSentence(f"L{l.number} is {l.title}.", [Cite(l.id, l.number, 0.0)]))
+    return out
+
+
+def _where_taught(m: re.Match, ready: list[LectureInfo],
+                  locate: Callable[[str], tuple[str, float] | None]) -> list[AnswerSentence] | None:
+    topic = (m.group("x") or m.group("y") or "").strip()
+    found = locate(topic) if topic else None
+    if found is None:
+        return None
+    lecture_id, t_s = found
+    l = next((x for x in ready if x.id == lecture_id), None)
+    if l is None:
+        return None
+    return [AnswerSentence(f"{topic[:1].upper() + topic[1:]} is covered in L{l.number} {l.title}, "
+                           f"around {clock(t_s)}.", [Cite(l.id, l.number, t_s)])]
+
+
 def answer(question: str, lectures: list[LectureInfo],
            locate: Callable[[str], tuple[str, float] | None]) -> list[AnswerSentence] | None:
     """Sentences answering an outline question, or None when ``question`` isn't one.
@@ -118,43 +148,15 @@ def answer(question: str, lectures: list[LectureInfo],
                                [Cite(l.id, l.number, 0.0) for l in ready])]
     n = asks_for_outline(question)
     if n is not None:
-        l = by_number.get(n)
-        if l is None:
-            return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
-                                   f"{', '.join(str(x.number) for x in ready)}.",
-                                   [Cite(x.id, x.number, 0.0) for x in ready])]
-        return lecture_outline(l)
+        return lecture_outline(by_number[n]) if n in by_number else _no_such_lecture(n, ready)
     if _TOPICS.search(question):
-        out = []
-        for l in ready:
-            chapters = [(t, title) for t, title in l.chapters]
-            if chapters:
-                text = f"L{l.number} {l.title} covers " + ", ".join(t for _, t in chapters) + "."
-                out.append(AnswerSentence(text, [Cite(l.id, l.number, t) for t, _ in chapters[:4]]))
-            else:
-                out.append(AnswerSentence(f"L{l.number} is {l.title}.", [Cite(l.id, l.number, 0.0)]))
-        return out
+        return _course_topics(ready)
     m = _HOW_LONG.search(question)
     if m:
         n = int(m.group(1) or m.group(2))
-        l = by_number.get(n)
-        if l is None:
-            return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
-                                   f"{', '.join(str(x.number) for x in ready)}.",
-                                   [Cite(x.id, x.number, 0.0) for x in ready])]
+        if n not in by_number:
+            return _no_such_lecture(n, ready)
+        l = by_number[n]
         return [AnswerSentence(f"L{l.number} {l.title} is {_dur(l)} long.", [Cite(l.id, l.number, 0.0)])]
     m = _WHICH.search(question)
-    if m:
-        topic = (m.group("x") or m.group("y") or "").strip()
-        if not topic:
-            return None
-        found = locate(topic)
-        if found is None:
-            return None
-        lecture_id, t_s = found
-        l = next((x for x in ready if x.id == lecture_id), None)
-        if l is None:
-            return None
-        return [AnswerSentence(f"{topic[:1].upper() + topic[1:]} is covered in L{l.number} {l.title}, "
-                               f"around {clock(t_s)}.", [Cite(l.id, l.number, t_s)])]
-    return None
+    return _where_taught(m, ready, locate) if m else None
