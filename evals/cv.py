@@ -169,6 +169,21 @@ def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: i
                             "times": chosen.count(common), "of": len(chosen)}}
 
 
+# the operating point before this cross-validation (RRF of dense, BM25 x1.5 and sentence windows, chosen on dev)
+PREVIOUS_DEFAULT = {"dense": 1.0, "bm25": 1.5, "dense_sent": 1.0}
+
+
+def gate_fixed(rows: list[QuestionLists], weight: float, threshold: float) -> dict:
+    """The gate's decisions at one fixed weight and threshold over ``rows`` (no fitting)."""
+    win = np.asarray([q.gate[0] for q in rows])
+    cov = np.asarray([q.gate[1] for q in rows])
+    covered = np.asarray([q.covered for q in rows])
+    answer = win + weight * cov >= threshold
+    return {"right_call": float((answer == covered).mean()),
+            "covered_declined": float((~answer & covered).sum() / max(1, covered.sum())),
+            "uncovered_declined": float((~answer & ~covered).sum() / max(1, (~covered).sum()))}
+
+
 def feature_matrix(q: QuestionLists, names: tuple[str, ...], fusion: str, rrf_k: int = 60) -> np.ndarray:
     """(candidates × lists): each list's contribution per candidate before weighting — RRF's
     1/(k + rank) (Cormack et al. 2009) or the min-max normalised score (weighted score fusion,
@@ -323,8 +338,10 @@ def main() -> None:
            "default": fixed(rows, names, {n: default.weights.get(n, 1.0) if n in default.lists else 0.0
                                           for n in names}, default.fusion),
            **report(rows, names, args.folds, args.repeats),
+           "previous_default": fixed(rows, names, PREVIOUS_DEFAULT, "rrf"),
            "gate": {"cv": gate_cv(rows, args.folds, args.repeats),
-                    "default": {"coverage_weight": settings.gate_coverage_weight, "threshold": settings.gate_threshold}},
+                    "default": {"coverage_weight": settings.gate_coverage_weight, "threshold": settings.gate_threshold,
+                                **gate_fixed(rows, settings.gate_coverage_weight, settings.gate_threshold)}},
            "command": "python -m evals.cv " + " ".join(sys.argv[1:])}
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "cv-latest.json").write_text(json.dumps(out, indent=2))
