@@ -162,24 +162,26 @@ def score(results: list[list], questions: list[dict], lecture_of: dict[str, int]
 
 
 def configurations():
-    """The ablations, in the order of the table; "default" is ``RetrievalConfig()``."""
+    """The ablations, in the order of the table; "default" is ``RetrievalConfig()`` (weighted score
+    fusion of dense, BM25, sentence windows and character n-grams, chosen by ``python -m evals.cv``)."""
     from services.ask.retrieve import RetrievalConfig
 
     base = RetrievalConfig()
     seg = ("dense", "bm25")
+    rrf_before = {"dense": 1.0, "bm25": 1.5, "dense_sent": 1.0}
     return [
         ("dense only (segments)", replace(base, lists=("dense",))),
-        ("+ BM25 (RRF)", replace(base, lists=seg)),
-        ("+ BM25 (weighted score fusion, paper)", replace(base, lists=seg, fusion="weighted")),
-        ("+ sub-chunks ~20 s (RRF)", replace(base, lists=seg + ("dense_sub",))),
-        ("+ sub-chunks + sub-chunk BM25 (RRF)", replace(base, lists=seg + ("dense_sub", "bm25_sub"))),
-        ("+ sentence windows as a list (RRF) = default", base),
-        ("+ sentence windows (weighted)", replace(base, fusion="weighted")),
-        ("+ sub-chunks + sentence windows (RRF)", replace(base, lists=seg + ("dense_sub", "dense_sent"))),
-        ("rerank: sentence windows over top 12 (RRF)", replace(base, lists=seg + ("dense_sub",), rerank=True)),
-        ("+ chapter-summary prior (RRF, weight 0.4)", replace(base, lists=base.lists + ("chapter",))),
-        ("+ chapter-summary prior (weighted, paper: 1.0/1.25/0.4)",
-         replace(base, lists=seg + ("chapter",), fusion="weighted", weights={"dense": 1.0, "bm25": 1.25, "chapter": 0.4})),
+        ("+ BM25 (RRF)", replace(base, lists=seg, fusion="rrf")),
+        ("+ BM25 (weighted score fusion)", replace(base, lists=seg)),
+        ("+ sentence windows (RRF) = the default before", replace(base, lists=seg + ("dense_sent",), fusion="rrf",
+                                                                  weights=rrf_before)),
+        ("+ sentence windows (weighted)", replace(base, lists=seg + ("dense_sent",))),
+        ("+ character n-grams (weighted) = default", base),
+        ("+ character n-grams (RRF)", replace(base, fusion="rrf")),
+        ("+ sub-chunks ~20 s", replace(base, lists=base.lists + ("dense_sub",))),
+        ("+ sub-chunks + sub-chunk BM25", replace(base, lists=base.lists + ("dense_sub", "bm25_sub"))),
+        ("+ chapter-summary prior (weight 0.4)", replace(base, lists=base.lists + ("chapter",))),
+        ("rerank: sentence windows over top 12", replace(base, rerank=True)),
         ("+ BM25 pseudo-relevance feedback (3 docs, 5 terms)", replace(base, prf_docs=3, prf_terms=5, prf_weight=0.2)),
         ("+ passages re-centred on the best sentence window", replace(base, center=True, center_target_s=75.0)),
     ]

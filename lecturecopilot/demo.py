@@ -1,6 +1,7 @@
 """``make demo``: a real lecture through the whole pipeline, then cited answers.
 
-Builds a narrated slide video from the real transcript of MIT 6.006 Spring 2020 lecture 4
+Builds a slide video narrated by a natural voice (Piper's en_US-joe-medium) from the real transcript
+of MIT 6.006 Spring 2020 lecture 4
 ("Hashing", segments on collisions, open addressing and chaining; MIT OpenCourseWare,
 CC BY-NC-SA 4.0), starts the stack on embedded defaults, creates a demo course, uploads
 the video through the public API, waits for ``ready``, asks questions and prints the URL.
@@ -17,7 +18,7 @@ import requests
 
 from . import stack
 from .settings import Settings
-from .synth import Part, synth_lecture
+from .synth import PIPER_VOICE, Part, synth_lecture
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mit6006"
 DEMO_SEGMENTS = (4, [26, 27, 28, 29, 30])
@@ -46,10 +47,10 @@ def demo_parts(data_dir: Path = DATA) -> list[Part]:
 def run(settings: Settings) -> None:
     """Runs the demo (see module docstring); leaves the stack running."""
     t_all = time.time()
-    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo.mp4"
+    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo-piper.mp4"
     if not video.exists():
-        print("Making the demo video (espeak-ng narration of MIT 6.006 L4 + rendered slides)...")
-        res = synth_lecture(demo_parts(), video)
+        print("Making the demo video (MIT 6.006 L4 narrated by Piper's neural voice + rendered slides)...")
+        res = synth_lecture(demo_parts(), video, voice=PIPER_VOICE)
         print(f"  {video} ({res.duration_s:.0f} s)")
     token = stack.admin_token(settings)
     print("Starting the stack (embedded Postgres + NATS unless DATABASE_URL / NATS_URL are set)...")

@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     whisper_model: str = Field(default="base", description="'tiny.en' or 'base' (packaged), or any faster-whisper name/path.")
     whisper_compute_type: str = "int8"
     whisper_threads: int = 2
+    asr_vocabulary: bool = Field(default=True, description="Prompt speech recognition with the course's vocabulary "
+                                 "(its slides and titles, services/transcribe/vocabulary.py).")
     embed_model: str = Field(default="packaged:all-MiniLM-L6-v2", description="sentence-transformers model or path.")
 
     gateway_host: str = "127.0.0.1"
@@ -80,6 +82,8 @@ class Settings(BaseSettings):
                                    "(each holds one of its 16 threads); beyond: 503 with Retry-After.")
     body_timeout_s: float = Field(default=10.0, description="Longest any other request body may take to arrive.")
 
+    # kept after 5-fold cross-validation over the dev and fresh held-out questions (python -m evals.cv): refitting
+    # them did not beat these on the folds left out (see services/ask/gate.py)
     gate_threshold: float = Field(default=0.80, description="Relevance gate: window cosine + weight x coverage must reach this.")
     gate_coverage_weight: float = 0.5
 

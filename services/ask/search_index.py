@@ -33,6 +33,8 @@ from psycopg_pool import ConnectionPool
 from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 
+from .chargrams import CourseGrams
+
 DENSE = "dense"
 SPARSE = "bm25"
 
@@ -53,9 +55,12 @@ class Hit:
 
 @dataclass
 class IndexedSentence:
+    """A sentence of a lecture (seconds); ``kind`` "speech" or "slide" (a slide's text at the second it appears)."""
+
     start_s: float
     end_s: float
     text: str
+    kind: str = "speech"
 
 
 ALL_COURSES = "*all-courses*"  # evaluation only: the isolation-off ablation; never reachable from the API
@@ -172,6 +177,7 @@ class EmbeddedSearchIndex:
         self.segment_tokens: dict[tuple[str, int], frozenset[int]] = {}
         self.course_of: dict[str, str] = {}
         self._df_cache: dict[str, tuple[int, dict[int, int]]] = {}
+        self._grams_cache: dict[str, CourseGrams] = {}
         self._vocab_cache: dict[str, dict[str, int]] = {}
         # lecture_id -> chapters [(start_s, end_s, bullet embeddings (k, dim))] for the chapter prior
         self.chapters: dict[str, list[tuple[float, float, np.ndarray]]] = {}
@@ -218,6 +224,7 @@ class EmbeddedSearchIndex:
         course = self.course_of.pop(lecture_id, "")
         self.numbers.pop(lecture_id, None)
         self._df_cache.pop(course, None)
+        self._grams_cache.pop(course, None)
         self._vocab_cache.pop(course, None)
         self.lecture_sentences.pop(lecture_id, None)
         self.chapters.pop(lecture_id, None)
@@ -226,7 +233,7 @@ class EmbeddedSearchIndex:
         with self.pool.connection() as conn:
             segs = conn.execute("SELECT id::text AS id, idx, start_s, end_s, text, embedding FROM segments "
                                 "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
-            sents = conn.execute("SELECT segment_idx, start_s, end_s, text, embedding FROM sentences "
+            sents = conn.execute("SELECT segment_idx, start_s, end_s, text, embedding, kind FROM sentences "
                                  "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
             subs = conn.execute("SELECT idx, segment_idx, start_s, end_s, text, embedding FROM subchunks "
                                 "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
@@ -245,6 +252,7 @@ class EmbeddedSearchIndex:
                    for c in subs]
         self.course_of[lecture_id] = course_id
         self._df_cache.pop(course_id, None)
+        self._grams_cache.pop(course_id, None)
         self._vocab_cache.pop(course_id, None)
         for s in segs:
             self.segment_tokens[(lecture_id, s["idx"])] = frozenset(self.bm25.embed_document(s["text"]).indices)
@@ -260,14 +268,14 @@ class EmbeddedSearchIndex:
             for c in chaps]
         if sents:
             self.lecture_sentences[lecture_id] = (
-                [IndexedSentence(r["start_s"], r["end_s"], r["text"]) for r in sents],
+                [IndexedSentence(r["start_s"], r["end_s"], r["text"], r["kind"]) for r in sents],
                 np.asarray([r["embedding"] for r in sents], dtype="float32"))
         grouped: dict[int, list[dict]] = {}
         for r in sents:
             grouped.setdefault(r["segment_idx"], []).append(r)
         for si, rs in grouped.items():
             self.sentences[(lecture_id, si)] = (
-                [IndexedSentence(r["start_s"], r["end_s"], r["text"]) for r in rs],
+                [IndexedSentence(r["start_s"], r["end_s"], r["text"], r["kind"]) for r in rs],
                 np.asarray([r["embedding"] for r in rs], dtype="float32"),
             )
 
@@ -311,6 +319,15 @@ class EmbeddedSearchIndex:
                         for t in toks:
                             df[t] = df.get(t, 0) + 1
                 cached = self._df_cache[course_id] = (n, df)
+            return cached
+
+    def course_grams(self, course_id: str) -> CourseGrams:
+        """Character n-gram statistics over the course's segments only (see :mod:`.chargrams`)."""
+        with self._lock:
+            cached = self._grams_cache.get(course_id)
+            if cached is None:
+                texts = [h.text for (lid, _), h in self.segments.items() if self.course_of.get(lid) == course_id]
+                cached = self._grams_cache[course_id] = CourseGrams(texts)
             return cached
 
     def expanded_query(self, text: str, feedback: list[str], terms: int = 8, weight: float = 0.4) -> q.SparseVector:

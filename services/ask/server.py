@@ -162,8 +162,13 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         """"Quiz me on hashing": one sentence pointing to the practice questions of the lecture
         that teaches the topic (the one lecture titled with it, else, behind the relevance gate,
         the lecture with most of the top 6 retrieved passages, rank-weighted), cited at that
-        lecture's start; None when no lecture covers the topic."""
+        lecture's start; "quiz me on lecture 4" points to lecture 4 (:func:`outline.lecture_ref`);
+        None when no lecture covers the topic."""
         lectures = {l.id: l for l in self._lectures(course_id)}
+        named = outline.lecture_ref(topic) if topic else None
+        by_number = {l.number: l for l in lectures.values()}
+        if named is not None and named in by_number:  # "quiz me on lecture 4": that lecture, whatever it holds
+            lecture_id, topic = by_number[named].id, ""
         if topic:
             topic = spelling.correct(topic, self.index.course_vocabulary(course_id))
             titled = [l for l in lectures.values() if examprep.contains(l.title, topic)

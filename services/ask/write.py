@@ -1,6 +1,7 @@
 """The extractive answer writer (no model, no key): the answer is made of sentences the
 lecturer said, each cited at the second it was said, so every citation is true by
-construction. Fillers ("um", "uh") and immediate word repeats ("the the") are removed.
+construction. Disfluencies are removed (:mod:`services.ask.disfluency`: fillers, discourse
+markers, hedges, tag questions, repeats), nothing else of what was said changes.
 """
 
 from __future__ import annotations
@@ -12,19 +13,12 @@ import numpy as np
 
 from lecturecopilot.labels import citation_label
 
+from .disfluency import clean
 from .retrieve import Passage, best_window
 from .search_index import EmbeddedSearchIndex
 
 DECLINE_TEXT = "Not covered in these lectures."
 
-_FILLER = re.compile(r"\b(?:um+|uh+|erm|er|hmm+|you know)\b[,.]?\s*", re.IGNORECASE)
-_REPEAT = re.compile(r"\b(\w+)(\s+\1\b)+", re.IGNORECASE)
-# doubled words that are meant, not stutter: "log log n", "very very", "had had"
-_MEANT_TWICE = frozenset({"log", "very", "had", "that", "bye"})
-
-
-def _unrepeat(m: re.Match) -> str:
-    return m.group(0) if m.group(1).lower() in _MEANT_TWICE else m.group(1)
 @dataclass(frozen=True)
 class Cite:
     """A validated citation: the moment ``t_s`` (seconds) of a lecture of the active course."""
@@ -58,15 +52,6 @@ def is_chatter(text: str) -> bool:
     "OK, any questions?"): trimmed from the edges of an extractive answer."""
     t = clean(text)
     return bool(_CHATTER.match(t)) or len(re.findall(r"[A-Za-z]{3,}", t)) < 2
-
-
-def clean(text: str) -> str:
-    """Removes fillers and stutter repeats without changing the sentence's words otherwise."""
-    t = _FILLER.sub("", text)
-    t = _REPEAT.sub(_unrepeat, t)
-    t = re.sub(r"\s+([,.?!])", r"\1", re.sub(r"\s{2,}", " ", t)).strip()
-    t = re.sub(r"^[,;\s]+", "", t)
-    return t[:1].upper() + t[1:] if t else t
 
 
 _TAG_QUESTION = re.compile(r"(?:,\s*(?:right|ok(?:ay)?|yeah|yes|no|huh|correct|see)|\bright)\s*\?+\s*$", re.IGNORECASE)
@@ -174,10 +159,79 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
         i, j = answer_run(sents[:hi], i, j)
     else:
         i, j = answer_run(sents, i, j)
+    run = [(p, s) for s in sents[i:j]]
+    if not said:
+        run += _more(index, passages[:from_passages], query, query_vec, run)
+    return _written(sorted(run, key=lambda ps: (ps[0].hit.lecture_number, ps[1].start_s)), query)
+
+
+TARGET_WORDS = 60     # an answer of about this many words, unless the question asks for more
+DETAIL_WORDS = 120    # "explain in detail", "step by step", "elaborate"
+MORE_WITHIN = 0.08    # another sentence joins when its cosine is within this of the best sentence's
+_DETAIL = re.compile(r"\b(?:in (?:more )?detail|step by step|elaborate|thoroughly|in depth|everything about|"
+                     r"more about|walk me through)\b", re.IGNORECASE)
+
+
+def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
+          run: list[tuple[Passage, object]]) -> list[tuple[Passage, object]]:
+    """Sentences of the top passages that add to the anchor ``run``: single sentences whose
+    cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter or
+    fragments (under 6 words), not already in the answer, best first, until the answer holds
+    ``TARGET_WORDS`` words (``DETAIL_WORDS`` when the question asks for detail). Returns
+    (passage, sentence) pairs."""
+    target = DETAIL_WORDS if _DETAIL.search(query) else TARGET_WORDS
+    have = _words([s for _, s in run])
+    if have >= target:
+        return []
+    taken = {(pp.hit.lecture_id, round(s.start_s, 2)) for pp, s in run}
+    cands = []
+    for p in passages:
+        entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
+        if not entry:
+            continue
+        sents, vecs = entry
+        cos = vecs @ query_vec
+        for k, s in enumerate(sents):
+            cands.append((float(cos[k]), p, s))
+    best = max((c for c, _, _ in cands), default=-1.0)
+    out: list[tuple[Passage, object]] = []
+    for c, p, s in sorted(cands, key=lambda x: -x[0]):
+        if c < best - MORE_WITHIN or have >= target:
+            break
+        key = (p.hit.lecture_id, round(s.start_s, 2))
+        if key in taken or is_question(s.text) or is_chatter(s.text) or len(clean(s.text).split()) < 6:
+            continue
+        out.append((p, s))
+        taken.add(key)
+        have += _words([s])
+    return out
+
+
+SLIDE_WORDS = 20  # a slide quoted in an answer: its title and at most this many words of its text
+
+
+def slide_excerpt(text: str, query: str, max_words: int = SLIDE_WORDS) -> str:
+    """A slide in an answer, shown as a slide: ``On the slide “Title”: “…”`` with the one clause of its
+    text (split at ".", ";", or "," between clauses) sharing most words with ``query``, cut at
+    ``max_words`` — never the whole slide as one run-on sentence."""
+    title, _, body = text.partition(": ")
+    if not body:
+        title, body = "", text
+    clauses = [c.strip() for c in re.split(r"(?<=[.;])\s+|,\s+(?=[A-Za-z])", body.strip().rstrip(".")) if c.strip()]
+    want = set(re.findall(r"[a-z0-9]+", query.lower()))
+    best = max(clauses or [body], key=lambda c: len(want & set(re.findall(r"[a-z0-9]+", c.lower()))))
+    words = best.rstrip(".;,").split()
+    quote = " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
+    return f"On the slide \u201c{title}\u201d: \u201c{quote}\u201d" if title else f"On the slide: \u201c{quote}\u201d"
+
+
+def _written(run: list[tuple[Passage, object]], query: str = "") -> list[AnswerSentence]:
+    """The answer's sentences in lecture order, cleaned of disfluencies and cited where each starts
+    (a slide shown as a slide, :func:`slide_excerpt`); chatter inside a run ("Yeah, go ahead.") is
+    left out."""
     out = []
-    run = sents[i:j]
-    for s in run:
-        text = clean(s.text)
-        if text and not (len(run) > 1 and _CHATTER.match(text)):  # "Yeah, go ahead." inside a run
+    for p, s in run:
+        text = slide_excerpt(s.text, query) if getattr(s, "kind", "speech") == "slide" else clean(s.text, opening=not out)
+        if text and not (len(run) > 1 and _CHATTER.match(text)):
             out.append(AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)]))
     return out

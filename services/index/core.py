@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from lecturecopilot.slidetext import denoise_slide
+
 
 @dataclass(frozen=True)
 class TimedWord:
@@ -90,39 +92,17 @@ def merge_slides(sentences: Sequence[Sentence], slides: Sequence[tuple[float, st
 
     ``slides`` are ``(start_s, text)`` of slides as they appear; each becomes a sentence from
     ``start_s`` to ``start_s + span_s`` (it has no words, so a citation of it lands on the
-    second the slide appears). Empty slide texts are dropped, and so is a slide the lecturer reads
-    aloud within ``near_s`` seconds (its words are already in the transcript, with better times).
-    A slide starting at the same second as a spoken sentence comes after it.
+    second the slide appears). OCR noise is removed from the slide's text (:func:`denoise_slide`,
+    which judges the text itself, never by what the lecture is heard to say: the words speech
+    recognition gets wrong are the very ones the slide spells right); an empty slide is dropped, and
+    so is a slide the lecturer reads aloud within ``near_s`` seconds (its words are already in the
+    transcript, with better times). A slide starting at the same second as a spoken sentence comes
+    after it.
     """
-    spoken = {w for s in sentences for w in _WORD.findall(s.text.lower())}
-    cleaned = [(float(t), denoise_slide(text or "", spoken)) for t, text in slides]
+    cleaned = [(float(t), denoise_slide(text or "")) for t, text in slides]
     extra = [Sentence(t, t + span_s, text, kind="slide") for t, text in cleaned
              if text and not _said_nearby(text, t, sentences, near_s)]
     return sorted([*sentences, *extra], key=lambda s: (s.start_s, not s.words))
-
-
-_WORD = re.compile(r"[a-z]+")
-_SHORT_WORDS = frozenset("""a i an as at be by do go he if in is it me my no of on or so to up us we am the and for are
-but not you all any can had her was one our out get has him his how new now old see two way who did its let put say
-she too use set key map sum max min log big end top row""".split())
-
-
-def denoise_slide(text: str, spoken: set[str]) -> str:
-    """Slide text without OCR noise. A letters-only token is suspect when it is short (≤ 3
-    letters) or has no vowel, the lecture never says it and it is no common short word; a run of
-    two or more suspects ("y sse ssn h") is dropped, a lone one (the "u" of "log log u") stays.
-    "" when no letters are left. ``spoken``: the lecture's words, lower-case."""
-    def suspect(tok: str) -> bool:
-        w = tok.strip(".,:;!?()").lower()
-        return (w.isalpha() and w not in spoken and w not in _SHORT_WORDS
-                and (len(w) <= 3 or not re.search(r"[aeiouy]", w)))
-
-    toks = text.split()
-    flags = [suspect(t) for t in toks]
-    kept = [t for i, t in enumerate(toks)
-            if not (flags[i] and ((i > 0 and flags[i - 1]) or (i + 1 < len(toks) and flags[i + 1])))]
-    out = re.sub(r"\s+([.,:;!?])", r"\1", " ".join(kept)).strip().rstrip(":").strip()
-    return out if re.search(r"[A-Za-z]", out) else ""
 
 
 def _said_nearby(slide: str, t_s: float, sentences: Sequence[Sentence], near_s: float) -> bool:

@@ -32,47 +32,127 @@ def _is_repetition_loop(text: str, previous: list[str]) -> bool:
     return False
 
 
-def transcribe_audio(audio: Path, *, model_name: str, language: str | None, duration_s: float,
-                     progress: Callable[[float], None] = lambda f: None,
-                     compute_type: str = "int8", threads: int = 2) -> list[Word]:
-    """faster-whisper with word timestamps and VAD on a 16 kHz mono WAV.
+WINDOW_S = 30.0  # one Whisper decoding window (its encoder sees 30 s of audio)
+DEFAULT_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # Whisper's fallback schedule (openai/whisper transcribe.py)
+# A prompted window falls back once at most: each fallback decodes the window again, and on the robustness
+# lectures the full schedule cost a third more time for the same transcript (evals/README.md)
+PROMPTED_TEMPERATURES = (0.0, 0.6)
 
-    Guards (from public Whisper bug reports): ``vad_filter`` drops silence and music before
-    decoding (hallucinations on silence); ``condition_on_previous_text=False`` stops
-    repeated-phrase loops from feeding themselves; segments that look like loops or have a
-    high no-speech probability with low confidence are dropped.
-    """
-    model = models.whisper(model_name, compute_type, threads)
-    segments, _info = model.transcribe(
-        str(audio), language=language or None, word_timestamps=True, vad_filter=True,
-        condition_on_previous_text=False, beam_size=1,
-    )
+
+def _keep(seg, recent: list[str], prompt: str | None) -> bool:
+    """False for a segment that is one of Whisper's known failures (see :func:`transcribe_audio`)."""
+    if seg.no_speech_prob > 0.6 and seg.avg_logprob < -1.0:
+        return False
+    if _is_repetition_loop(seg.text, recent):
+        return False
+    if prompt and _copies_prompt(seg.text, prompt) and (seg.no_speech_prob > 0.3 or seg.avg_logprob < -0.8):
+        return False
+    return True
+
+
+def _copies_prompt(text: str, prompt: str) -> bool:
+    """True when ``text`` is (nearly) a stretch of the prompt: Whisper's known failure of writing
+    its prompt out on a window with little speech (openai/whisper discussions #679, #1783)."""
+    from rapidfuzz import fuzz
+
+    a = re.sub(r"\W+", " ", text.lower()).strip()
+    b = re.sub(r"\W+", " ", prompt.lower()).strip()
+    return len(a.split()) >= 3 and fuzz.partial_ratio(a, b) >= 90
+
+
+def _segments_to_words(segments, offset_s: float, recent: list[str], prompt: str | None) -> list[Word]:
     words: list[Word] = []
-    recent: list[str] = []
     for seg in segments:
-        if seg.no_speech_prob > 0.6 and seg.avg_logprob < -1.0:
-            continue
-        if _is_repetition_loop(seg.text, recent):
+        if not _keep(seg, recent, prompt):
             continue
         recent.append(re.sub(r"\W+", " ", seg.text.lower()).strip())
+        first = len(words)
         for w in seg.words or []:
             token = w.word.strip()
-            if token:
-                words.append(Word(float(w.start), float(max(w.end, w.start)), token))
+            if not token:
+                continue
+            start, end = round(float(w.start) + offset_s, 3), round(float(max(w.end, w.start)) + offset_s, 3)
+            if token.startswith("-") and len(words) > first and not w.word.startswith(" "):
+                # the rest of a hyphenated word ("max" + "-heap"): one word, as it is written
+                prev = words[-1]
+                words[-1] = Word(prev.start_s, end, prev.word + token)
+            else:
+                words.append(Word(start, end, token))
+    return words
+
+
+def speech_windows(audio, sampling_rate: int = 16000, window_s: float = WINDOW_S) -> list[tuple[int, int]]:
+    """Sample ranges ``[start, end)`` of at most ``window_s`` seconds covering the speech Silero VAD
+    finds in ``audio`` (faster-whisper's VAD, with the options its batched pipeline uses), each a
+    run of whole speech chunks so a window never cuts a word in two."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    chunks = get_speech_timestamps(audio, VadOptions(max_speech_duration_s=window_s, min_silence_duration_ms=160),
+                                   sampling_rate=sampling_rate)
+    limit = int(window_s * sampling_rate)
+    out: list[tuple[int, int]] = []
+    for c in chunks:
+        if out and c["end"] - out[-1][0] <= limit:
+            out[-1] = (out[-1][0], c["end"])
+        else:
+            out.append((c["start"], c["end"]))
+    return out
+
+
+def transcribe_audio(audio: Path, *, model_name: str, language: str | None, duration_s: float,
+                     progress: Callable[[float], None] = lambda f: None,
+                     compute_type: str = "int8", threads: int = 2,
+                     prompt_for: Callable[[float, float], str | None] | None = None) -> list[Word]:
+    """faster-whisper with word timestamps and VAD on a 16 kHz mono WAV; words with times in seconds.
+
+    ``prompt_for(start_s, end_s)``, when given, is the text prompt for the decoding window
+    ``start_s``..``end_s`` (the course's vocabulary around that moment, see
+    :mod:`services.transcribe.vocabulary`): the audio is cut at VAD speech boundaries into windows of
+    at most 30 s and each is decoded with its own ``initial_prompt``. Without it, one pass with
+    faster-whisper's own VAD.
+
+    Guards (from public Whisper bug reports): VAD drops silence and music before decoding
+    (hallucinations on silence); ``condition_on_previous_text=False`` stops repeated-phrase loops
+    from feeding themselves; segments that look like loops, have a high no-speech probability with
+    low confidence, or copy the prompt without confident speech behind them are dropped.
+    """
+    model = models.whisper(model_name, compute_type, threads)
+    recent: list[str] = []
+    opts = dict(language=language or None, word_timestamps=True, condition_on_previous_text=False, beam_size=1)
+    if prompt_for is None:
+        segments, _info = model.transcribe(str(audio), vad_filter=True, **opts)
+        words = []
+        for seg in segments:
+            words += _segments_to_words([seg], 0.0, recent, None)
+            if duration_s > 0:
+                progress(min(0.99, seg.end / duration_s))
+        return words
+    from faster_whisper import decode_audio
+
+    samples = decode_audio(str(audio), sampling_rate=16000)
+    words = []
+    for a, b in speech_windows(samples):
+        start_s, end_s = a / 16000, b / 16000
+        prompt = prompt_for(start_s, end_s)
+        segments, _info = model.transcribe(samples[a:b], vad_filter=False, initial_prompt=prompt,
+                                           temperature=PROMPTED_TEMPERATURES if prompt else DEFAULT_TEMPERATURES, **opts)
+        words += _segments_to_words(list(segments), start_s, recent, prompt)
         if duration_s > 0:
-            progress(min(0.99, seg.end / duration_s))
+            progress(min(0.99, end_s / duration_s))
     return words
 
 
 def transcribe_media(path: Path, *, info: media.ProbeResult, model_name: str, language: str | None,
                      duration_s: float, progress: Callable[[float], None], workdir: Path,
-                     compute_type: str = "int8", threads: int = 2) -> list[Word]:
+                     compute_type: str = "int8", threads: int = 2,
+                     prompt_for: Callable[[float, float], str | None] | None = None) -> list[Word]:
     """Extracts the audio of ``path`` (probed as ``info``) once and transcribes it (see
-    :func:`transcribe_audio`). Raises :class:`lecturecopilot.media.MediaError` when the audio
-    cannot be decoded."""
+    :func:`transcribe_audio`; ``prompt_for`` as there). Raises :class:`lecturecopilot.media.MediaError`
+    when the audio cannot be decoded."""
     wav = media.extract_audio(path, workdir / "audio16k.wav", info)
     try:
         return transcribe_audio(wav, model_name=model_name, language=language, duration_s=duration_s,
-                                progress=progress, compute_type=compute_type, threads=threads)
+                                progress=progress, compute_type=compute_type, threads=threads,
+                                prompt_for=prompt_for)
     finally:
         wav.unlink(missing_ok=True)

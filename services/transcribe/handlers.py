@@ -9,11 +9,13 @@ from pathlib import Path
 from lecturecopilot import bus, media
 from lecturecopilot.captions import Word, parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.slidetext import denoise_slide
 from lecturecopilot.storage import MediaStore, UnsafeMediaURI
 from lecturecopilot.worker import PermanentError, StageContext
 
 from . import core
 from . import slides as slides_mod
+from .vocabulary import SlideText, Vocabulary, course_terms
 
 log = logging.getLogger(__name__)
 
@@ -33,35 +35,65 @@ def _store(ctx: StageContext) -> MediaStore:
     return ctx.store or MediaStore.from_settings(ctx.settings)
 
 
-def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word], str]:
-    """Words from the event's captions, else from speech recognition on its media; and their
-    source. URIs are confined to the lecture's folder (:meth:`MediaStore.resolve`). Raises
-    :class:`lecturecopilot.media.MediaError`, ``ValueError`` or :class:`PermanentError`."""
+def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word], str, int | None]:
+    """Words from the event's captions, else from speech recognition on its media, prompted by the
+    course's vocabulary; their source; and how many slides were read first (None when none were:
+    captions need no vocabulary). URIs are confined to the lecture's folder
+    (:meth:`MediaStore.resolve`). Raises :class:`lecturecopilot.media.MediaError`, ``ValueError`` or
+    :class:`PermanentError`."""
     store, settings = _store(ctx), ctx.settings
     if event.captions_uri:
-        return parse_captions(store.resolve(event.captions_uri, ctx.lecture_id)), "captions"
+        return parse_captions(store.resolve(event.captions_uri, ctx.lecture_id)), "captions", None
     if not event.media_uri:
         raise PermanentError("The lecture has neither a video nor captions.")
     video_path = store.resolve(event.media_uri, ctx.lecture_id)
     info = media.probe(video_path)
+    found = _read_and_store_slides(ctx, video_path, info, event.duration_s,
+                                   progress=lambda f: ctx.progress(SLIDES_SHARE * f))
+    prompt_for = None
+    if settings.asr_vocabulary:
+        vocab = course_vocabulary(ctx, event.title, found)
+        prompt_for = None if vocab.empty else vocab.prompt
     words = core.transcribe_media(
         video_path, info=info, model_name=settings.whisper_model, language=event.language or None,
-        duration_s=info.duration_s, progress=ctx.progress, workdir=video_path.parent,
-        compute_type=settings.whisper_compute_type, threads=settings.whisper_threads)
+        duration_s=info.duration_s, progress=lambda f: ctx.progress(SLIDES_SHARE + (1 - SLIDES_SHARE) * f),
+        workdir=video_path.parent, compute_type=settings.whisper_compute_type, threads=settings.whisper_threads,
+        prompt_for=prompt_for)
     if info.audio_offset_s > 0.01:  # the audio starts late in the container: shift onto the video's clock
         words = [Word(w.start_s + info.audio_offset_s, w.end_s + info.audio_offset_s, w.word) for w in words]
-    return words, f"asr:{settings.whisper_model}"
+    return words, f"asr:{settings.whisper_model}", len(found)
+
+
+SLIDES_SHARE = 0.15  # of the transcribe stage's progress bar: reading the slides before speech recognition
+
+
+def course_vocabulary(ctx: StageContext, title: str, slides: list[slides_mod.Slide]) -> Vocabulary:
+    """What the course spells, for prompting speech recognition (:mod:`.vocabulary`): the lecture's
+    title, its ``slides``, and the distinctive words of the course's other lectures' slides and
+    titles (already read: this service wrote them)."""
+    with ctx.pool.connection() as conn:
+        course = conn.execute("SELECT course_id FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
+        others = [] if course is None else conn.execute(
+            "SELECT s.text FROM slides s JOIN lectures l ON l.id=s.lecture_id WHERE l.course_id=%s AND l.id<>%s "
+            "UNION ALL SELECT title FROM lectures WHERE course_id=%s AND id<>%s",
+            (course["course_id"], ctx.lecture_id, course["course_id"], ctx.lecture_id)).fetchall()
+    return Vocabulary(titles=[title] if title else [],
+                      slides=[SlideText(s.start_s, s.end_s, denoise_slide(s.text)) for s in slides],
+                      course_terms=course_terms([denoise_slide(r["text"]) for r in others]))
 
 
 def transcribe(event: ev.LectureUploaded, ctx: StageContext):
-    """``lecture.uploaded`` → words in Postgres → ``lecture.transcribed``.
+    """``lecture.uploaded`` → (slides, then) words in Postgres → ``lecture.transcribed``.
 
-    Captions, when given, are used instead of speech recognition. Raises
-    :class:`PermanentError` for media or captions that cannot be read, or no speech at all.
+    Captions, when given, are used instead of speech recognition. Otherwise the slides are read
+    first (:func:`read_slides`' work, done here) and speech recognition is prompted, window by
+    window, with the course's own vocabulary (``LC_ASR_VOCABULARY``; :mod:`.vocabulary`): the terms a
+    recognizer mishears are the ones the slides spell right. Raises :class:`PermanentError` for
+    media or captions that cannot be read, or no speech at all.
     """
     t0 = time.time()
     try:
-        words, source = _words_of(event, ctx)
+        words, source, slides = _words_of(event, ctx)
     except (media.MediaError, ValueError) as e:  # our sentences (UnsafeMediaURI is a ValueError too)
         raise PermanentError(str(e)) from e
     if not words:
@@ -71,7 +103,8 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
     log.info("transcribed %s: %d words via %s in %.1f s", ctx.lecture_id, len(words), source, time.time() - t0)
     return bus.TRANSCRIBED, ev.LectureTranscribed(
         lecture_id=event.lecture_id, course_id=event.course_id, word_count=len(words),
-        duration_s=event.duration_s or duration, source=source)
+        duration_s=event.duration_s or duration, source=source, slides_read=slides is not None,
+        slide_count=slides or 0)
 
 
 def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
@@ -107,29 +140,17 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
     return None
 
 
-def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
-    """``lecture.transcribed`` → slides (time + OCR'd text) in Postgres → ``lecture.slides_read``.
-
-    Slide changes come from scene detection and each distinct slide is OCR'd once (see
-    :mod:`services.transcribe.slides`); a captions-only lecture or one without a readable video
-    stream has none. Re-running replaces the lecture's slides. A slide reader that cannot decode
-    the video logs the reason and yields no slides rather than failing a lecture whose speech
-    is already transcribed.
-    """
-    with ctx.pool.connection() as conn:
-        row = conn.execute("SELECT media_path, duration_s FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
+def _read_and_store_slides(ctx: StageContext, path: Path | None, info: media.ProbeResult | None,
+                           duration_s: float, progress) -> list[slides_mod.Slide]:
+    """Reads the slides of the video at ``path`` and replaces the lecture's slides in Postgres with
+    them; a video that cannot be decoded logs the reason and yields none."""
     found: list[slides_mod.Slide] = []
-    try:
-        path = (_store(ctx).resolve(MediaStore.uri(Path(row["media_path"])), ctx.lecture_id)
-                if row and row["media_path"] else None)
-    except UnsafeMediaURI as e:
-        raise PermanentError("The lecture's video is not in the media store; upload it again.") from e
     if path is not None and path.exists():
         try:
-            info = media.probe(path)
+            info = info or media.probe(path)
             if info.video_codec is not None:
-                found = slides_mod.detect_slides(path, info=info, progress=ctx.progress,
-                                                 duration_s=info.duration_s or row["duration_s"] or 0.0)
+                found = slides_mod.detect_slides(path, info=info, progress=progress,
+                                                 duration_s=info.duration_s or duration_s or 0.0)
         except (media.MediaError, RuntimeError) as e:
             log.warning("slides of %s not read: %s", ctx.lecture_id, e)
     with ctx.pool.connection() as conn, conn.transaction():
@@ -139,5 +160,29 @@ def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
                             [(ctx.lecture_id, i, s.start_s, s.end_s, "\n".join(s.lines))
                              for i, s in enumerate(found)])
         conn.execute("UPDATE lectures SET slides_read_at=now() WHERE id=%s", (ctx.lecture_id,))
+    return found
+
+
+def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
+    """``lecture.transcribed`` → slides (time + OCR'd text) in Postgres → ``lecture.slides_read``.
+
+    Slide changes come from scene detection and each distinct slide is OCR'd once (see
+    :mod:`services.transcribe.slides`); a captions-only lecture or one without a readable video
+    stream has none. When transcription already read them (before speech recognition:
+    ``event.slides_read``) they are passed on as they are. Re-running replaces the lecture's
+    slides. A slide reader that cannot decode the video logs the reason and yields no slides rather
+    than failing a lecture whose speech is already transcribed.
+    """
+    if event.slides_read:
+        return bus.SLIDES_READ, ev.LectureSlidesRead(lecture_id=event.lecture_id, course_id=event.course_id,
+                                                      slide_count=event.slide_count)
+    with ctx.pool.connection() as conn:
+        row = conn.execute("SELECT media_path, duration_s FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
+    try:
+        path = (_store(ctx).resolve(MediaStore.uri(Path(row["media_path"])), ctx.lecture_id)
+                if row and row["media_path"] else None)
+    except UnsafeMediaURI as e:
+        raise PermanentError("The lecture's video is not in the media store; upload it again.") from e
+    found = _read_and_store_slides(ctx, path, None, (row or {}).get("duration_s") or 0.0, ctx.progress)
     return bus.SLIDES_READ, ev.LectureSlidesRead(lecture_id=event.lecture_id, course_id=event.course_id,
                                                   slide_count=len(found))

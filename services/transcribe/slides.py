@@ -14,7 +14,7 @@ Pipeline (all times in seconds from the start of the video):
    (dHash, Krawetz 2013, "Kind of like that") is near one already read reuses that text, so a
    slide shown twice is OCR'd once;
 4. shots with less than ``min_words`` confident words are not slides (a camera on a speaker or a
-   blackboard), and consecutive shots with the same text merge (slide builds, a cursor moving).
+   blackboard; two are enough: a title slide "Binary heaps" is a slide), and consecutive shots with the same text merge (slide builds, a cursor moving).
 
 A lecture without slides therefore yields no slides after one proxy pass and a handful of OCR
 calls.
@@ -134,7 +134,7 @@ def _grab(source: list[str], t_s: float, out: Path) -> Path:
 def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | None = None,
                   progress: Callable[[float], None] = lambda p: None,
                   sample_fps: float = 4.0, min_content: float = 1.0, min_shot_s: float = 1.5,
-                  min_words: int = 3, same_slide_bits: int = 6, max_ocr: int = 400) -> list[Slide]:
+                  min_words: int = 2, same_slide_bits: int = 6, max_ocr: int = 400) -> list[Slide]:
     """Slides shown in ``video`` (user media, opened through :func:`lecturecopilot.media.input_args`
     as probed in ``info``; probed here when None), in time order.
 

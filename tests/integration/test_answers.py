@@ -208,7 +208,8 @@ def test_slow_answer_streams_keep_alives_and_a_client_that_leaves_stops_the_work
         lines = [ln for ln in r.iter_lines(decode_unicode=True)]
     assert ": keep-alive" in lines and "event: done" in lines
     # one that leaves at once, while the writers are still waiting (they give up at 1.5 s and 3 s)
-    question = "How does merge sort combine the halves, asked by someone who leaves?"
+    # a covered question (it must reach the writers), worded apart from Q so its answer row is its own
+    question = "How does merge sort merge its two sorted halves?"
     host, port = stack.base.rsplit("/", 1)[-1].split(":")
     body = '{"question": "%s"}' % question
     with socket.create_connection((host, int(port)), timeout=10) as s:

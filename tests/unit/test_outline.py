@@ -21,3 +21,42 @@ def test_the_lecture_list_in_its_phrasings(q):
 def test_other_questions_are_not_the_lecture_list(q):
     got = answer(q, LECTURES, lambda topic: None)
     assert got is None or not got[0].text.startswith("This course has")
+
+
+@pytest.mark.parametrize("text,n", [
+    ("What are the chapters of lecture 5?", 5), ("quiz me on lecture 4", 4), ("what is the fifth lecture about", 5),
+    ("summarize L3", 3), ("5th lecture topics", 5), ("lecture five", 5), ("Lecture #12 outline", 12),
+    ("which lecture covers hashing", None), ("what is a lecture", None), ("Explain L-systems", None)])
+def test_a_lecture_is_named_by_number_word_or_ordinal(text, n):
+    from services.ask.outline import lecture_ref
+
+    assert lecture_ref(text) == n
+
+
+OUTLINED = [LectureInfo("a", 3, "Sets and Sorting", 3175.0, ((0.0, "Introduction"), (121.0, "The Set Interface"))),
+            LectureInfo("b", 5, "Linear Sorting", 3117.0, ((0.0, "Review"), (1063.2, "Direct access array sort")))]
+
+
+@pytest.mark.parametrize("q", ["What are the chapters of lecture 5?", "What is lecture 5 about?",
+                               "give me an overview of the fifth lecture", "what happens in lecture 5?",
+                               "what topics does lecture 5 cover"])
+def test_what_one_lecture_holds_is_its_title_and_chapters(q):
+    from services.ask.outline import answer
+
+    out = answer(q, OUTLINED, lambda t: None)
+    assert out and "Linear Sorting" in out[0].text and out[0].cites[0].lecture_id == "b"
+    assert [s.cites[0].t_s for s in out[1:]] == [0.0, 1063.2] and "Direct access array sort" in out[2].text
+
+
+@pytest.mark.parametrize("q", ["what does lecture 3 say about merge sort?", "In lecture 3, what is the set interface?"])
+def test_a_topic_asked_of_a_lecture_is_not_an_outline_question(q):
+    from services.ask.outline import answer
+
+    assert answer(q, OUTLINED, lambda t: None) is None
+
+
+def test_a_lecture_the_course_does_not_have_is_named_as_such():
+    from services.ask.outline import answer
+
+    out = answer("What are the chapters of lecture 7?", OUTLINED, lambda t: None)
+    assert out and "no lecture 7" in out[0].text and "3, 5" in out[0].text

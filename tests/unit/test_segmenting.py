@@ -89,15 +89,28 @@ def test_a_slide_read_aloud_is_not_added_twice():
 
 
 def test_ocr_noise_leaves_slide_text():
-    from services.index.core import denoise_slide
+    from lecturecopilot.slidetext import denoise_slide
 
-    spoken = {"hashing", "we", "find", "another", "place", "essentially", "x"}
-    assert denoise_slide("Hashing: y sse ssn h essentially find another place.", spoken) == \
+    assert denoise_slide("Hashing: y sse ssn h essentially find another place.") == \
         "Hashing: essentially find another place."
-    # words the lecture says, common short words, numbers and formulas stay
-    assert denoise_slide("Chaining: put x in slot h(k) of the table, O(1) expected", spoken) == \
+    # words, common short words, numbers and formulas stay
+    assert denoise_slide("Chaining: put x in slot h(k) of the table, O(1) expected") == \
         "Chaining: put x in slot h(k) of the table, O(1) expected"
-    assert denoise_slide("Probing.", spoken) == "Probing."
-    assert denoise_slide("van Emde Boas: successor in O(log log u) time", spoken) == \
+    assert denoise_slide("Probing.") == "Probing."
+    assert denoise_slide("van Emde Boas: successor in O(log log u) time") == \
         "van Emde Boas: successor in O(log log u) time"  # a lone unknown letter is a variable
-    assert denoise_slide("ss q zz.", spoken) == ""
+    assert denoise_slide("ss q zz.") == ""
+
+
+def test_slide_terms_the_lecture_never_says_stay():
+    """Speech recognition mishears the terms the slide spells right ("minor repeats" for "binary
+    heaps"): a slide is kept for what it says, not for agreeing with the transcript."""
+    from services.index.core import Sentence, TimedWord, merge_slides
+    from lecturecopilot.slidetext import denoise_slide
+
+    spoken = [Sentence(0.0, 9.0, "Today minor repeats, a complete minor tree in an array.", [TimedWord(0.0, 9.0, "x")])]
+    slide = (1.0, "Binary heaps: complete binary tree in an array, max-heap property.")
+    out = merge_slides(spoken, [slide])
+    assert [s.kind for s in out] == ["speech", "slide"] and "Binary heaps" in out[1].text
+    assert denoise_slide("Heapify: sift down from the last internal node, BST vs heap") == \
+        "Heapify: sift down from the last internal node, BST vs heap"

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%lecturecopilot/events/v1/events.proto\x12\x18lecturecopilot.events.v1\"\xd9\x01\n\x0fLectureUploaded\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x11\n\tmedia_uri\x18\x03 \x01(\t\x12\x14\n\x0c\x63\x61ptions_uri\x18\x04 \x01(\t\x12\r\n\x05title\x18\x05 \x01(\t\x12\x0e\n\x06number\x18\x06 \x01(\x05\x12\x1d\n\x15\x64\x65\x63lared_content_type\x18\x07 \x01(\t\x12\x12\n\nsize_bytes\x18\x08 \x01(\x03\x12\x12\n\nduration_s\x18\t \x01(\x01\x12\x10\n\x08language\x18\n \x01(\t\"s\n\x12LectureTranscribed\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x12\n\nword_count\x18\x03 \x01(\x05\x12\x12\n\nduration_s\x18\x04 \x01(\x01\x12\x0e\n\x06source\x18\x05 \x01(\t\"O\n\x11LectureSlidesRead\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x13\n\x0bslide_count\x18\x03 \x01(\x05\"N\n\x0eLectureIndexed\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x15\n\rsegment_count\x18\x03 \x01(\x05\"U\n\rLectureFailed\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\r\n\x05stage\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\"D\n\rStageProgress\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\r\n\x05stage\x18\x02 \x01(\t\x12\x10\n\x08progress\x18\x03 \x01(\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%lecturecopilot/events/v1/events.proto\x12\x18lecturecopilot.events.v1\"\xd9\x01\n\x0fLectureUploaded\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x11\n\tmedia_uri\x18\x03 \x01(\t\x12\x14\n\x0c\x63\x61ptions_uri\x18\x04 \x01(\t\x12\r\n\x05title\x18\x05 \x01(\t\x12\x0e\n\x06number\x18\x06 \x01(\x05\x12\x1d\n\x15\x64\x65\x63lared_content_type\x18\x07 \x01(\t\x12\x12\n\nsize_bytes\x18\x08 \x01(\x03\x12\x12\n\nduration_s\x18\t \x01(\x01\x12\x10\n\x08language\x18\n \x01(\t\"\x9d\x01\n\x12LectureTranscribed\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x12\n\nword_count\x18\x03 \x01(\x05\x12\x12\n\nduration_s\x18\x04 \x01(\x01\x12\x0e\n\x06source\x18\x05 \x01(\t\x12\x13\n\x0bslides_read\x18\x06 \x01(\x08\x12\x13\n\x0bslide_count\x18\x07 \x01(\x05\"O\n\x11LectureSlidesRead\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x13\n\x0bslide_count\x18\x03 \x01(\x05\"N\n\x0eLectureIndexed\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\x15\n\rsegment_count\x18\x03 \x01(\x05\"U\n\rLectureFailed\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\x11\n\tcourse_id\x18\x02 \x01(\t\x12\r\n\x05stage\x18\x03 \x01(\t\x12\x0e\n\x06reason\x18\x04 \x01(\t\"D\n\rStageProgress\x12\x12\n\nlecture_id\x18\x01 \x01(\t\x12\r\n\x05stage\x18\x02 \x01(\t\x12\x10\n\x08progress\x18\x03 \x01(\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,14 +33,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_LECTUREUPLOADED']._serialized_start=68
   _globals['_LECTUREUPLOADED']._serialized_end=285
-  _globals['_LECTURETRANSCRIBED']._serialized_start=287
-  _globals['_LECTURETRANSCRIBED']._serialized_end=402
-  _globals['_LECTURESLIDESREAD']._serialized_start=404
-  _globals['_LECTURESLIDESREAD']._serialized_end=483
-  _globals['_LECTUREINDEXED']._serialized_start=485
-  _globals['_LECTUREINDEXED']._serialized_end=563
-  _globals['_LECTUREFAILED']._serialized_start=565
-  _globals['_LECTUREFAILED']._serialized_end=650
-  _globals['_STAGEPROGRESS']._serialized_start=652
-  _globals['_STAGEPROGRESS']._serialized_end=720
+  _globals['_LECTURETRANSCRIBED']._serialized_start=288
+  _globals['_LECTURETRANSCRIBED']._serialized_end=445
+  _globals['_LECTURESLIDESREAD']._serialized_start=447
+  _globals['_LECTURESLIDESREAD']._serialized_end=526
+  _globals['_LECTUREINDEXED']._serialized_start=528
+  _globals['_LECTUREINDEXED']._serialized_end=606
+  _globals['_LECTUREFAILED']._serialized_start=608
+  _globals['_LECTUREFAILED']._serialized_end=693
+  _globals['_STAGEPROGRESS']._serialized_start=695
+  _globals['_STAGEPROGRESS']._serialized_end=763
 # @@protoc_insertion_point(module_scope)

@@ -29,18 +29,22 @@ class LectureUploaded(_message.Message):
     def __init__(self, lecture_id: _Optional[str] = ..., course_id: _Optional[str] = ..., media_uri: _Optional[str] = ..., captions_uri: _Optional[str] = ..., title: _Optional[str] = ..., number: _Optional[int] = ..., declared_content_type: _Optional[str] = ..., size_bytes: _Optional[int] = ..., duration_s: _Optional[float] = ..., language: _Optional[str] = ...) -> None: ...
 
 class LectureTranscribed(_message.Message):
-    __slots__ = ("lecture_id", "course_id", "word_count", "duration_s", "source")
+    __slots__ = ("lecture_id", "course_id", "word_count", "duration_s", "source", "slides_read", "slide_count")
     LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
     COURSE_ID_FIELD_NUMBER: _ClassVar[int]
     WORD_COUNT_FIELD_NUMBER: _ClassVar[int]
     DURATION_S_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
+    SLIDES_READ_FIELD_NUMBER: _ClassVar[int]
+    SLIDE_COUNT_FIELD_NUMBER: _ClassVar[int]
     lecture_id: str
     course_id: str
     word_count: int
     duration_s: float
     source: str
-    def __init__(self, lecture_id: _Optional[str] = ..., course_id: _Optional[str] = ..., word_count: _Optional[int] = ..., duration_s: _Optional[float] = ..., source: _Optional[str] = ...) -> None: ...
+    slides_read: bool
+    slide_count: int
+    def __init__(self, lecture_id: _Optional[str] = ..., course_id: _Optional[str] = ..., word_count: _Optional[int] = ..., duration_s: _Optional[float] = ..., source: _Optional[str] = ..., slides_read: _Optional[bool] = ..., slide_count: _Optional[int] = ...) -> None: ...
 
 class LectureSlidesRead(_message.Message):
     __slots__ = ("lecture_id", "course_id", "slide_count")

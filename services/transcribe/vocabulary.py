@@ -1,0 +1,104 @@
+"""The course's own vocabulary for speech recognition: how the slides and titles spell its terms.
+
+Speech recognition mishears exactly the words a lecture is about ("binary heaps" → "minor
+repeats", "max heap" → "max -keep"), while the slide on screen spells them right. Whisper decodes
+each ~30 s window conditioned on a text prompt, and follows its spelling and vocabulary (OpenAI,
+"Whisper prompting guide": the prompt helps with "words or acronyms the model may misrecognize";
+faster-whisper's ``initial_prompt``). So every window is decoded with a prompt made of what the
+course shows *around that moment*: the lecture's title, the text of the slides on screen during the
+window (and the one just before), and, when there is room, distinctive terms of the course's other
+lectures' slides. A window with nothing to say gets no prompt (plain decoding).
+
+Only spelled text goes in (OCR'd slides, titles typed by the instructor), never an earlier
+transcript: a misrecognition fed back as a prompt would be repeated everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import wordfreq
+
+# Whisper's prompt holds at most 223 tokens (n_text_ctx // 2 - 1, openai/whisper decoding.py); English
+# text runs at about 4 characters a token, and a prompt of a few sentences is what the model was
+# trained to continue, so prompts are kept well under the cap.
+MAX_PROMPT_CHARS = 480
+RARE_ZIPF = 3.5  # wordfreq Zipf below this: under ~3 uses per million English words ("heap" 3.3, "trie" 1.9)
+
+
+@dataclass(frozen=True)
+class SlideText:
+    """One slide's text on screen from ``start_s`` to ``end_s`` (seconds)."""
+
+    start_s: float
+    end_s: float
+    text: str
+
+
+@dataclass
+class Vocabulary:
+    """What the course spells, for prompting the recognizer window by window.
+
+    ``titles``: the lecture's (and course's) titles; ``slides``: this lecture's slides in time
+    order; ``course_terms``: distinctive words of the course's other lectures' slides, most
+    frequent first (see :func:`course_terms`).
+    """
+
+    titles: list[str] = field(default_factory=list)
+    slides: list[SlideText] = field(default_factory=list)
+    course_terms: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.titles or self.slides or self.course_terms)
+
+    def prompt(self, start_s: float, end_s: float, max_chars: int = MAX_PROMPT_CHARS) -> str | None:
+        """The prompt for the window ``start_s``..``end_s`` (seconds): titles, then the slides on
+        screen in the window (and the last one before it), then course terms, as short sentences,
+        cut at ``max_chars``; None when there is nothing."""
+        on_screen = [s.text for s in self.slides if s.start_s < end_s and s.end_s > start_s]
+        before = [s.text for s in self.slides if s.end_s <= start_s][-1:]
+        parts = _dedupe([*self.titles, *before, *on_screen])
+        out = ". ".join(p.rstrip(".:;, ") for p in parts if p.strip())
+        terms = [t for t in self.course_terms if t.lower() not in out.lower()]
+        if terms and len(out) < max_chars - 20:
+            out = (out + ". " if out else "") + ", ".join(terms)
+        out = out[:max_chars].rsplit(" ", 1)[0] if len(out) > max_chars else out
+        return (out.strip() + ".") if out.strip() else None
+
+
+def _dedupe(items: Sequence[str]) -> list[str]:
+    seen, out = set(), []
+    for it in items:
+        key = " ".join(it.lower().split())
+        if key and key not in seen:
+            seen.add(key)
+            out.append(" ".join(it.split()))
+    return out
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
+
+
+def course_terms(texts: Sequence[str], *, limit: int = 30, rare_zipf: float = RARE_ZIPF) -> list[str]:
+    """Distinctive words of ``texts`` (the course's other slides and lecture titles): words of at
+    least 3 letters that are rare in English (wordfreq Zipf < ``rare_zipf``) or written with a
+    capital or hyphen inside ("Bellman-Ford", "McCreight"), most frequent first, at most ``limit``,
+    in the spelling seen most often."""
+    counts: dict[str, int] = {}
+    spelled: dict[str, dict[str, int]] = {}
+    for text in texts:
+        for w in _WORD.findall(text or ""):
+            key = w.lower()
+            if len(key) < 3:
+                continue
+            inner_caps = any(c.isupper() for c in w[1:]) or "-" in w
+            if not inner_caps and wordfreq.zipf_frequency(key, "en") >= rare_zipf:
+                continue
+            counts[key] = counts.get(key, 0) + 1
+            spelled.setdefault(key, {})
+            spelled[key][w] = spelled[key].get(w, 0) + 1
+    best = sorted(counts, key=lambda k: (-counts[k], k))[:limit]
+    return [max(spelled[k], key=lambda s: (spelled[k][s], s)) for k in best]
