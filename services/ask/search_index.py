@@ -321,6 +321,10 @@ class EmbeddedSearchIndex:
                 cached = self._df_cache[course_id] = (n, df)
             return cached
 
+    def query_tokens(self, text: str) -> list[int]:
+        """The BM25 token ids of ``text`` as a query (the ids :meth:`course_df` counts)."""
+        return list(self.bm25.embed_query(text).indices)
+
     def course_grams(self, course_id: str) -> CourseGrams:
         """Character n-gram statistics over the course's segments only (see :mod:`.chargrams`)."""
         with self._lock:
