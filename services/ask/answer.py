@@ -6,7 +6,7 @@ the clock). It only sequences the steps, each its own module:
    (:func:`services.ask.followup.resolve`);
 2. spelling towards the course's words (:mod:`services.ask.spelling`);
 3. the reply that needs no retrieval: a pointer to practice questions ("quiz me on hashing",
-   :mod:`services.ask.quiz_pointer`), the honest reply to a request the lectures can't serve
+   :mod:`services.ask.examprep.pointer`), the honest reply to a request the lectures can't serve
    (:mod:`services.ask.requests_policy`), "no lectures yet", an answer from the course outline
    (:mod:`services.ask.outline`);
 4. retrieve inside the course (:mod:`services.ask.retrieve`), the relevance gate
@@ -28,7 +28,8 @@ from typing import Callable, Iterator, Union
 
 from lecturecopilot import telemetry
 
-from . import compose, examprep, followup, gate, outline, quiz_pointer, requests_policy, retrieve, spelling, write
+from . import compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
+from .examprep import pointer as quiz_pointer
 from .locate import locator
 from .ports import AnswerStore, AskPorts, RecordedAnswer
 

@@ -19,7 +19,8 @@ from lecturecopilot import models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
-from . import answer, examprep_store, retrieve
+from . import answer, retrieve
+from .examprep import store as examprep_store
 from .answer import AnswerConfig, AnswerRequest, Done, SentenceEvent
 from .ports import AskPorts
 from .search_index import EmbeddedSearchIndex, QdrantServerBackend

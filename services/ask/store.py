@@ -17,7 +17,7 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot import db
 
-from . import examprep_store
+from .examprep import store as examprep_store
 from .outline import LectureInfo
 from .ports import Embedder, RecordedAnswer
 

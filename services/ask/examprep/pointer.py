@@ -3,9 +3,10 @@ practice questions of the lecture that teaches the topic, cited at that lecture'
 
 from __future__ import annotations
 
-from . import examprep, outline, retrieve, spelling, write
-from .locate import Locate
-from .ports import AskPorts
+from .. import outline, retrieve, spelling, write
+from ..locate import Locate
+from ..ports import AskPorts
+from .terms import contains
 
 
 def pointer(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str,
@@ -43,7 +44,7 @@ def _teaching(ports: AskPorts, course_id: str, lecture_id: str | None, topic: st
               locate: Locate) -> outline.LectureInfo | None:
     """The lecture that teaches ``topic``: the one lecture titled with it (when no lecture was
     named), else, when the course covers it, the one most retrieved (votes 1/rank over the top 6)."""
-    titled = [l for l in lectures.values() if examprep.contains(l.title, topic) or examprep.contains(topic, l.title)]
+    titled = [l for l in lectures.values() if contains(l.title, topic) or contains(topic, l.title)]
     target = titled[0] if len(titled) == 1 and not lecture_id else None
     if target is None and locate(topic):  # covered: the lecture most retrieved
         vec = ports.embed([topic])[0]
