@@ -4,7 +4,7 @@
 
 The lectures are loaded through the product's captions import in an ephemeral stack (as in
 ``evals.retrieval``); each lecture's set is generated and stored by
-``services.ask.examprep_store.generate`` (extractive writer). Reported per lecture: questions
+``services.ask.examprep.store.generate`` (extractive writer). Reported per lecture: questions
 written, questions kept, the share the blind check dropped (and why), seconds to generate a
 set (embedding model warm); then a sample of five kept questions with their chips. As a
 sanity figure for the check itself: the share of kept questions it rejects once their marked
@@ -28,7 +28,7 @@ def run(out_dir: Path = RESULTS) -> dict:
     from lecturecopilot import models
     from lecturecopilot.stack import ephemeral
     from services.ask import examprep as ep
-    from services.ask import examprep_store as store
+    from services.ask.examprep import store
 
     by_lecture, titles, _ = load_dev_set()
     with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:

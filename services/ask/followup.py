@@ -109,3 +109,15 @@ def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
             if 3 <= len(text) <= 300 and "NOT_COVERED" not in text:
                 return text
     return rewrite(message, history)
+
+
+def resolve(store, writers: list, conversation_id: str, course_id: str, message: str
+            ) -> tuple[str, set[tuple[str, float]] | None]:
+    """The follow-up step of the answer path: ``(standalone question, said)`` for ``message`` in the
+    conversation, from its history in ``store`` (an :class:`services.ask.ports.AnswerStore`);
+    ``said`` holds the moments ``(lecture_id, t_s)`` its last answers cited when the message asks
+    for more of the same ("why?", "explain that more simply"), else None."""
+    history = store.history(conversation_id, course_id)
+    question = rewrite_with_model(message, history, writers)
+    said = store.said(conversation_id, course_id) if history and continues(message) else None
+    return question, said

@@ -103,8 +103,8 @@ def evidence(index: EmbeddedSearchIndex, course_id: str, passages: list[Passage]
     """The gate's signals for ``query`` given its retrieved ``passages`` (see module doc)."""
     window = max((window_score(index, p.hit, query_vec) for p in passages[:3]), default=0.0)
     n, df = index.course_df(course_id)
-    words = topic_words(query, lambda w: any(t in df for t in index.bm25.embed_query(w).indices))
-    tokens = list(index.bm25.embed_query(words).indices) if words else []
+    words = topic_words(query, lambda w: any(t in df for t in index.query_tokens(w)))
+    tokens = list(index.query_tokens(words)) if words else []
     idf = {t: math.log((n + 1) / (df.get(t, 0) + 0.5)) for t in tokens}
     total = sum(idf.values())
     coverage = sum(v for t, v in idf.items() if t in df) / total if total > 0 else 0.0

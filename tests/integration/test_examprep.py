@@ -13,7 +13,7 @@ import pytest
 import requests
 
 from services.ask import examprep as ep
-from services.ask import examprep_store as store
+from services.ask.examprep import store
 
 pytestmark = pytest.mark.slow
 

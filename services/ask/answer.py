@@ -1,0 +1,285 @@
+"""The answer path as one use case: :func:`answer_question` over injected ports
+(:class:`services.ask.ports.AskPorts`: the store, the search index, the writers, the embedder,
+the clock). It only sequences the steps, each its own module:
+
+1. the conversation: whose it is, its history, the follow-up rewritten to stand alone
+   (:func:`services.ask.followup.resolve`);
+2. spelling towards the course's words (:mod:`services.ask.spelling`);
+3. the reply that needs no retrieval: a pointer to practice questions ("quiz me on hashing",
+   :mod:`services.ask.examprep.pointer`), the honest reply to a request the lectures can't serve
+   (:mod:`services.ask.requests_policy`), "no lectures yet", an answer from the course outline
+   (:mod:`services.ask.outline`);
+4. retrieve inside the course (:mod:`services.ask.retrieve`), the relevance gate
+   (:mod:`services.ask.gate`), the cited answer written and validated (:mod:`services.ask.compose`);
+5. assessment mode: no sentence names an option of a pasted graded item;
+6. the exchange recorded once, then :class:`Done`.
+
+Events: a :class:`SentenceEvent` per sentence as it is released, then one :class:`Done`. A declined
+answer is one uncited sentence (the decline text, the policy reply...). Times: ``*_ms`` milliseconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Union
+
+from lecturecopilot import telemetry
+
+from . import compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
+from .examprep import pointer as quiz_pointer
+from .locate import locator
+from .ports import AnswerStore, AskPorts, RecordedAnswer
+
+log = logging.getLogger("services.ask")
+_TRACER = telemetry.tracer("lecture-copilot.ask")
+
+MAX_QUESTION_CHARS = 2000
+NO_LECTURES_TEXT = ("This course has no lectures ready yet, so there is nothing to answer from; ask again once its "
+                    "lectures have been processed.")
+
+
+class AskError(Exception):
+    """A request the answer path refuses; the message is for the person asking."""
+
+
+class NotFound(AskError):
+    """The course, or the lecture inside it, does not exist."""
+
+
+class InvalidQuestion(AskError):
+    """The question is empty or too long."""
+
+
+def uuid_or_none(value: str | None) -> str | None:
+    """``value`` as a canonical UUID string, or None when it is empty or not a UUID."""
+    if not value:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        return None
+
+
+def check_request(store: AnswerStore, course_id: str, lecture_id: str, text: str) -> tuple[str, str | None, str]:
+    """``(course_id, lecture_id or None, text with its whitespace collapsed)`` for a question or
+    a search. Raises NotFound for an unknown course or a lecture not in it; InvalidQuestion for
+    an empty text or one over ``MAX_QUESTION_CHARS`` characters."""
+    course = uuid_or_none(course_id)
+    if course is None or not store.course_exists(course):
+        raise NotFound("Unknown course.")
+    lecture = None
+    if lecture_id:
+        lecture = uuid_or_none(lecture_id)
+        if lecture is None or not store.lecture_in_course(lecture, course):
+            raise NotFound("Unknown lecture in this course.")
+    text = " ".join((text or "").split())
+    if not text:
+        raise InvalidQuestion("The question is empty.")
+    if len(text) > MAX_QUESTION_CHARS:
+        raise InvalidQuestion(f"The question is too long (over {MAX_QUESTION_CHARS} characters).")
+    return course, lecture, text
+
+
+@dataclass(frozen=True)
+class AnswerRequest:
+    """A checked question (:func:`check_request`): ``message`` as typed (whitespace collapsed);
+    ``conversation_id`` to continue (None or unknown: a new one); ``asker`` who asks (None:
+    anonymous); ``staff`` whether the asker teaches the course."""
+
+    course_id: str
+    lecture_id: str | None
+    message: str
+    conversation_id: str | None = None
+    asker: str | None = None
+    staff: bool = False
+
+
+@dataclass(frozen=True)
+class AnswerConfig:
+    """The relevance gate's operating point (see :mod:`services.ask.gate`)."""
+
+    gate_threshold: float = 0.80
+    gate_coverage_weight: float = 0.5
+
+
+@dataclass(frozen=True)
+class Source:
+    """A passage the answer was written from (seconds)."""
+
+    lecture_id: str
+    lecture_number: int
+    start_s: float
+    end_s: float
+
+
+@dataclass(frozen=True)
+class SentenceEvent:
+    """One released sentence: ``delta`` is the text to append to what was shown (a space first,
+    after the first sentence)."""
+
+    sentence: write.AnswerSentence
+    delta: str
+
+
+@dataclass(frozen=True)
+class Done:
+    """The whole answer, once recorded. ``rewritten_question``: the standalone question it
+    answered, "" when that is the message itself; ``writer``: extractive, a cloud writer's name,
+    outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
+    no_lectures, assessment_mode ("" when answered)."""
+
+    answer_id: str
+    conversation_id: str
+    declined: bool
+    answer: str
+    sentences: list[write.AnswerSentence]
+    sources: list[Source]
+    retrieve_ms: float
+    total_ms: float
+    writer: str
+    reason: str
+    rewritten_question: str
+    first_sentence_ms: float
+
+
+AnswerEvent = Union[SentenceEvent, Done]
+
+
+@dataclass
+class _Answer:
+    """What one answer has released so far, and how it came about."""
+
+    t0: float
+    graded: bool
+    out: list[write.AnswerSentence] = field(default_factory=list)
+    hidden: int = 0
+    first_ms: float = 0.0
+    retrieve_ms: float = 0.0
+    reason: str = ""
+    passages: list[retrieve.Passage] = field(default_factory=list)
+    outcome: compose.Outcome = field(default_factory=compose.Outcome)
+
+
+def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfig = AnswerConfig(),
+                    still_wanted: Callable[[], bool] = lambda: True) -> Iterator[AnswerEvent]:
+    """Answers ``request`` (see module docstring), yielding its events. ``still_wanted()`` False
+    (the client went away) stops the work: nothing more is written, shown or recorded."""
+    t0 = ports.clock()
+    conversation_id = _conversation(request, ports.store, ports.new_id)
+    question, said = followup.resolve(ports.store, ports.writers, conversation_id, request.course_id,
+                                      request.message)
+    ports.index.sync_course(request.course_id)
+    question = spelling.correct(question, ports.index.course_vocabulary(request.course_id))
+    graded = ports.store.assessment_mode(request.course_id) and examprep.looks_like_graded_item(request.message)
+    ans = _Answer(t0, graded)
+    with contextlib.closing(_reply(request, question, said, ports, config, ans)) as reply:
+        for sentence in reply:
+            if not still_wanted():  # the client went away: stop working
+                log.info("client went away; stopped writing")
+                return
+            yield from _emit(ans, sentence, request.message, ports.clock)
+    declined = not ans.out or (not ans.out[0].cites and ans.outcome.writer != "outline")
+    if not ans.out and ans.hidden:
+        ans.reason = "assessment_mode"
+        yield from _emit(ans, write.AnswerSentence(examprep.ASSESSMENT_REPLY, []), request.message, ports.clock)
+    if not ans.out:
+        ans.reason = "not_covered"
+        yield from _emit(ans, write.AnswerSentence(write.DECLINE_TEXT, []), request.message, ports.clock)
+    if not still_wanted():  # the client went away: nothing to finish or record
+        log.info("client went away; answer not recorded")
+        return
+    yield _finish(request, ports, ans, conversation_id, question, declined)
+
+
+def _conversation(request: AnswerRequest, store: AnswerStore, new_id: Callable[[], str]) -> str:
+    """The conversation to answer in: the one named, unless it belongs to another course or asker
+    (then, as when none is named, a new one)."""
+    conversation_id = uuid_or_none(request.conversation_id) or new_id()
+    if store.someone_elses(conversation_id, request.course_id, request.asker):
+        conversation_id = new_id()
+    return conversation_id
+
+
+def _emit(ans: _Answer, sentence: write.AnswerSentence, message: str, clock: Callable[[], float]
+          ) -> Iterator[SentenceEvent]:
+    """Releases ``sentence`` (none in assessment mode when it names an option of the pasted item)."""
+    if ans.graded and sentence.cites and not examprep.strip_answer_reveals([sentence.text], message):
+        ans.hidden += 1  # assessment mode: never name an option of a pasted graded item
+        return
+    ans.out.append(sentence)
+    if not ans.first_ms:
+        ans.first_ms = (clock() - ans.t0) * 1000
+    yield SentenceEvent(sentence, (" " if len(ans.out) > 1 else "") + sentence.text)
+
+
+def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig,
+           ans: _Answer) -> Iterator[write.AnswerSentence]:
+    """The reply's sentences: exam-prep pointer, policy reply, "no lectures", outline answer, or
+    the retrieved, gated and written answer (nothing when not covered)."""
+    course_id, lecture_id = request.course_id, request.lecture_id
+    locate = locator(ports.index, ports.embed, course_id, lecture_id, config.gate_threshold,
+                     config.gate_coverage_weight)
+    topic = examprep.quiz_intent(request.message)
+    pointer = quiz_pointer.pointer(ports, course_id, lecture_id, topic, locate) if topic is not None else None
+    if pointer is not None:
+        ans.outcome.writer = "exam_prep"
+        yield pointer
+    elif requests_policy.unsupported(request.message):
+        ans.outcome.writer, ans.reason = "policy", "unsupported_request"
+        yield write.AnswerSentence(requests_policy.UNSUPPORTED_REPLY, [])
+    elif not (lectures := ports.store.lectures(course_id)):
+        # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
+        ans.reason = "no_lectures"
+        yield write.AnswerSentence(NO_LECTURES_TEXT, [])
+    elif from_outline := outline.answer(question, lectures, locate):
+        ans.outcome.writer = "outline"
+        yield from from_outline
+    else:
+        yield from _retrieved(request, question, said, ports, config, ans, {l.id: l.title for l in lectures})
+
+
+def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig, ans: _Answer,
+               titles: dict[str, str]) -> Iterator[write.AnswerSentence]:
+    """Retrieve inside the course, judge the evidence, and when it clears the gate, write."""
+    course_id = request.course_id
+    with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": course_id}) as span:
+        topic_q = gate.request_topic(question)  # "explain chaining" is searched as "chaining"
+        qvec = ports.embed([topic_q])[0]
+        ans.passages = retrieve.retrieve(ports.index, course_id, request.lecture_id, qvec, topic_q, k=6)
+        ans.retrieve_ms = (ports.clock() - ans.t0) * 1000
+        ev = gate.evidence(ports.index, course_id, ans.passages, question, qvec, config.gate_coverage_weight)
+        covered = gate.covered(ev, config.gate_threshold)
+        span.set_attribute("lc.passages", len(ans.passages))
+        span.set_attribute("lc.covered", covered)
+    if not covered:
+        return
+    # a span ended by hand: the generator yields inside it, so it is never "current"
+    write_span = _TRACER.start_span("write")
+    try:
+        yield from compose.compose(ports.index, ports.writers, question, qvec, ans.passages, titles, ans.outcome,
+                                   said=said)
+    finally:
+        write_span.set_attribute("lc.writer", ans.outcome.writer or "")
+        write_span.end()
+
+
+def _finish(request: AnswerRequest, ports: AskPorts, ans: _Answer, conversation_id: str, question: str,
+            declined: bool) -> Done:
+    """Records the exchange (once) and returns its :class:`Done`."""
+    sources = [] if declined else [Source(p.hit.lecture_id, p.hit.lecture_number, p.hit.start_s, p.hit.end_s)
+                                   for p in ans.passages]
+    answer_text = " ".join(s.text for s in ans.out)
+    answer_id = ports.new_id()
+    total_ms = (ports.clock() - ans.t0) * 1000
+    ports.store.record(RecordedAnswer(
+        answer_id, conversation_id, request.course_id, request.lecture_id, request.message, question, answer_text,
+        declined, ans.reason or None,
+        [{"text": s.text, "citations": [{"lecture_id": c.lecture_id, "t_s": c.t_s} for c in s.cites]}
+         for s in ans.out],
+        [{"lecture_id": s.lecture_id, "start_s": s.start_s, "end_s": s.end_s} for s in sources],
+        ans.outcome.writer, ans.retrieve_ms, total_ms, request.asker, request.staff))
+    return Done(answer_id, conversation_id, declined, answer_text, list(ans.out), sources, ans.retrieve_ms, total_ms,
+                ans.outcome.writer, ans.reason, question if question != request.message else "", ans.first_ms)
