@@ -13,8 +13,10 @@ three and ``LC_STREAM_REPLICAS=3``.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
+import psycopg
 import pytest
 import requests
 from nats.js.api import AckPolicy, ConsumerConfig
@@ -174,3 +176,114 @@ def test_reconcile_reports_what_it_did(cluster):
     done, info = asyncio.run(go())
     assert done == ["created", "unchanged", "updated"]
     assert (info.config.ack_wait, info.config.max_deliver) == (12.0, 6)
+
+
+def _events_of(url: str, stream: str, subject: str, lecture_id: str) -> int:
+    """How many messages on ``subject`` in ``stream`` name ``lecture_id`` (protobuf field 1 of every event)."""
+    from lecturecopilot.events.v1 import events_pb2 as ev
+
+    async def go():
+        nc = await bus.connect(url)
+        sub = await nc.jetstream().subscribe(subject, stream=stream, ordered_consumer=True)
+        n = 0
+        try:
+            while True:
+                msg = await sub.next_msg(timeout=2.0)
+                if ev.LectureIndexed.FromString(msg.data).lecture_id == lecture_id:
+                    n += 1
+        except Exception:  # noqa: BLE001 - the timeout after the last message ends the count
+            pass
+        await nc.close()
+        return n
+
+    return asyncio.run(go())
+
+
+def _move_stream_leader(url: str, stream: str, preferred: str) -> str:
+    """Asks the stream's leader to step down in favour of server ``preferred`` (JetStream's
+    ``STREAM.LEADER.STEPDOWN`` with a placement) and returns the leader after that."""
+    async def go():
+        nc = await bus.connect(url)
+        js = nc.jetstream()
+        info = await js.stream_info(stream)
+        if info.cluster.leader != preferred:
+            await nc.request(f"$JS.API.STREAM.LEADER.STEPDOWN.{stream}",
+                             json.dumps({"placement": {"preferred": preferred}}).encode(), timeout=10)
+            for _ in range(50):
+                info = await bus.publish_retrying(lambda: js.stream_info(stream), 10)
+                if info.cluster.leader:
+                    break
+                await asyncio.sleep(0.1)
+        await nc.close()
+        return info.cluster.leader
+
+    return asyncio.run(go())
+
+
+def _points_of(pool, course_id: str, lecture_id: str, path) -> int:
+    """The search points of ``lecture_id`` in a search index synced from Postgres as an ask replica syncs it."""
+    import qdrant_edge as q
+
+    from services.ask.search_index import EmbeddedSearchIndex
+
+    index = EmbeddedSearchIndex(path, pool)
+    try:
+        index.sync_course(course_id)
+        flt = q.Filter(must=[q.FieldCondition(key="lecture_id", match=q.MatchValue(lecture_id))])
+        return index.shard.count(q.CountRequest(exact=True, filter=flt))
+    finally:
+        index.close()
+
+
+def test_a_lecture_transcribing_while_its_node_dies_is_ready_exactly_once(cluster, synth_video, smtp_sink,
+                                                                           tmp_path_factory):
+    from lecturecopilot import db
+    from lecturecopilot.stack import ephemeral
+
+    res, _ = synth_video
+    env = {"NATS_URL": cluster.url, "LC_STREAM_REPLICAS": "3", "LC_SMTP_HOST": "127.0.0.1",
+           "LC_SMTP_PORT": str(smtp_sink.port), "LC_OPERATOR_EMAIL": "cluster-ops@example.edu"}
+    with ephemeral(tmp_path_factory.mktemp("lc-cluster"), extra_env=env) as stack:
+        stream = stack.settings.stream
+        course = stack.create_course("Cluster course")
+        with open(res.path, "rb") as f:
+            r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin,
+                              files={"video": (res.path.name, f, "video/mp4")},
+                              data={"title": "Node loss", "number": "1"}, timeout=120)
+        assert r.status_code == 202, r.text
+        lecture_id = r.json()["lecture_id"]
+        _wait(lambda: requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()["stage"]
+              == "transcribing", 60, "the lecture did not start transcribing")
+        victim = _node_of_client(cluster, "lecture-copilot-transcribe")
+        assert victim is not None, "the transcribe worker is connected to no node"
+        name = cluster.nodes[victim].name
+        assert _move_stream_leader(cluster.url, stream, name) == name  # the worker's node leads the stream too
+        assert requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()["stage"] == "transcribing"
+        cluster.kill(victim)  # SIGKILL: the worker's server and the stream's leader go at once
+
+        st = stack.wait_ready(lecture_id, timeout_s=300)
+        assert st["status"] == "ready", st
+        moved = _wait(lambda: _node_of_client(cluster, "lecture-copilot-transcribe"), 30,
+                      "the transcribe worker did not reconnect")
+        assert moved != victim
+        time.sleep(3)  # room for a duplicate to show up, if there were one
+        with psycopg.connect(stack.db_url, autocommit=True) as conn:
+            segs = conn.execute("SELECT count(*), count(DISTINCT idx) FROM segments WHERE lecture_id=%s",
+                                (lecture_id,)).fetchone()
+            sents = conn.execute("SELECT count(*), count(DISTINCT (start_s, text)) FROM sentences "
+                                 "WHERE lecture_id=%s", (lecture_id,)).fetchone()
+            subs = conn.execute("SELECT count(*) FROM subchunks WHERE lecture_id=%s", (lecture_id,)).fetchone()[0]
+        assert segs[0] == segs[1] > 0 and sents[0] == sents[1] > 0, (segs, sents)
+        pool = db.make_pool(stack.settings, max_size=2)
+        try:
+            assert _points_of(pool, course, lecture_id, tmp_path_factory.mktemp("edge") / "shard") == segs[0] + subs
+        finally:
+            pool.close()
+        assert _events_of(cluster.url, stream, bus.INDEXED, lecture_id) == 1
+        smtp_sink.wait_for(lambda m: m["Subject"] == "Lecture 1 is ready: Node loss", timeout_s=30)
+        ready_mails = [m for m in smtp_sink.messages if m["To"] == "cluster-ops@example.edu"
+                       and m["Subject"] == "Lecture 1 is ready: Node loss"]
+        assert len(ready_mails) == 1, [m["Subject"] for m in smtp_sink.messages]
+
+        state = _restart_and_catch_up(cluster, victim, stream)  # back, and holding what the others hold
+        assert state["messages"] >= 4  # uploaded, transcribed, slides_read, indexed at least
