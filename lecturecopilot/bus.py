@@ -41,6 +41,7 @@ from nats.js.errors import BadRequestError, NotFoundError
 from tenacity import AsyncRetrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
 from . import telemetry
+from .events.v1 import events_pb2
 from .settings import Settings
 
 UPLOADED = "lecture.uploaded"
@@ -56,6 +57,18 @@ DEAD_LETTER_CONSUMER = "Lc-Dead-Letter-Consumer"
 DEAD_LETTER_SUBJECT = "Lc-Dead-Letter-Subject"
 
 STREAM_SUBJECTS = [UPLOADED, TRANSCRIBED, SLIDES_READ, INDEXED, FAILED, DEAD_LETTER]
+# subject -> (its protobuf message, None for the dead-letter copy of any of them; who publishes it):
+# the table of the module docstring, as data for the AsyncAPI document (lecturecopilot/asyncapi.py)
+EVENTS: dict[str, tuple[type | None, str]] = {
+    UPLOADED: (events_pb2.LectureUploaded, "ingest (or any other service)"),
+    TRANSCRIBED: (events_pb2.LectureTranscribed, "transcribe"),
+    SLIDES_READ: (events_pb2.LectureSlidesRead, "transcribe (slides consumer)"),
+    INDEXED: (events_pb2.LectureIndexed, "index"),
+    FAILED: (events_pb2.LectureFailed, "any stage that gives up"),
+    DEAD_LETTER: (None, "a consumer that refused the event, or after max_deliver deliveries; headers "
+                        f"{DEAD_LETTER_REASON}, {DEAD_LETTER_CONSUMER}, {DEAD_LETTER_SUBJECT}"),
+    PROGRESS: (events_pb2.StageProgress, "any stage while it runs (core NATS only, not stored)"),
+}
 DUPLICATE_WINDOW_S = 600.0
 
 
