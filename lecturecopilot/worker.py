@@ -245,9 +245,14 @@ class _Runner:
         return progress
 
     async def _heartbeat(self, msg: NatsMessage) -> None:
+        """In-progress acks every third of the ack wait; one that fails (the connection is moving
+        to another server of the cluster) is logged and the next one tried, never given up."""
         while True:
             await asyncio.sleep(max(1.0, self.ack_wait_s / 3))
-            await msg.in_progress()
+            try:
+                await msg.in_progress()
+            except Exception as e:  # noqa: BLE001 - a lost heartbeat must not end the heartbeats
+                log.warning("%s: in-progress ack failed (%s); trying again", self.stage.durable, e)
 
     async def run(self, event: Message, body: bytes, msg: NatsMessage, mid: str) -> None:
         """Runs the handler in a thread with in-progress acks; publishes the next event, or retries,
