@@ -235,6 +235,17 @@ def _points_of(pool, course_id: str, lecture_id: str, path) -> int:
         index.close()
 
 
+async def _consumers(url: str, stream: str) -> dict:
+    """``{durable name: ConsumerInfo}`` of every durable consumer of ``stream`` (not the ephemeral ones)."""
+    nc = await bus.connect(url)
+    try:
+        js = nc.jetstream()
+        return {c.name: c for c in await bus.publish_retrying(lambda: js.consumers_info(stream), 20)
+                if c.config.durable_name}
+    finally:
+        await nc.close()
+
+
 def _assert_once(stack, cluster: NatsCluster, course: str, lecture_id: str, title: str, number: int,
                  smtp_sink, shard_dir) -> None:
     """``lecture_id`` is ready with no duplicate segment or sentence rows, as many search points as
@@ -304,6 +315,14 @@ def test_lectures_in_flight_while_a_node_dies_are_ready_exactly_once(cluster, sy
                      tmp_path_factory.mktemp("edge") / "shard")
         _assert_once(stack, cluster, course, second, "During election", 2, smtp_sink,
                      tmp_path_factory.mktemp("edge") / "shard")
+
+        # the durables the workers run on have the configured ack wait (LC_ACK_WAIT_S=20 in tests) and
+        # max deliver (LC_MAX_DELIVER=3, + 1 for the delivery that dead-letters), on 3 replicas too
+        infos = asyncio.run(_consumers(cluster.url, stream))
+        assert set(infos) == {"transcribe", "slides", "webcopy", "index", "notify-ready", "notify-failed"}
+        for durable, info in infos.items():
+            assert (info.config.ack_wait, info.config.max_deliver) == (20.0, 4), durable
+            assert len(info.cluster.replicas or []) + 1 == 3, durable
 
         state = _restart_and_catch_up(cluster, victim, stream)  # back, and holding what the others hold
         assert state["messages"] >= 8  # uploaded, transcribed, slides_read, indexed of each lecture at least
