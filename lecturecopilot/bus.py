@@ -184,7 +184,8 @@ async def reconcile_consumer(js, stream: str, desired: ConsumerConfig) -> str:
     server's in-place consumer update, which keeps its position and pending messages) or
     ``"recreated"``: the server refused the update (a field it cannot change, e.g. the ack policy)
     and nothing was in flight (no unacknowledged message), so the durable is deleted and created
-    again starting after its ack floor, losing nothing. ``"kept"`` when that was not safe (a
+    again starting after its ack floor, losing nothing (a message acknowledged above the floor may
+    come again; the workers' ``processed_events`` drop it). ``"kept"`` when that was not safe (a
     warning is logged; the next start tries again). Raises the JetStream API errors of other
     failures (``nats.js.errors.APIError``, ``nats.errors.TimeoutError``).
     """

@@ -19,7 +19,7 @@ import time
 import psycopg
 import pytest
 import requests
-from nats.js.api import AckPolicy, ConsumerConfig
+from nats.js.api import AckPolicy, ConsumerConfig, ReplayPolicy
 
 from lecturecopilot import bus
 from nats_cluster import NatsCluster
@@ -170,12 +170,31 @@ def test_reconcile_reports_what_it_did(cluster):
                 await bus.reconcile_consumer(js, "LC_RECONCILE2", want),
                 await bus.reconcile_consumer(js, "LC_RECONCILE2", want.evolve(ack_wait=12.0))]
         info = await js.consumer_info("LC_RECONCILE2", "d")
+        # replay policy cannot be changed in place: while a message is in flight the durable is kept
+        # as it is; once it is acknowledged the durable is recreated after it
+        await js.add_consumer("LC_RECONCILE2", ConsumerConfig(
+            durable_name="r", ack_wait=30.0, max_deliver=6, filter_subject=bus.UPLOADED,
+            replay_policy=ReplayPolicy.ORIGINAL))
+        for i in range(2):
+            await js.publish(bus.UPLOADED, b"x", stream="LC_RECONCILE2", headers={"Nats-Msg-Id": f"x{i}"})
+        sub = await js.pull_subscribe_bind("r", "LC_RECONCILE2")
+        (held,) = await sub.fetch(1, timeout=5)
+        want_r = want.evolve(durable_name="r")
+        kept = await bus.reconcile_consumer(js, "LC_RECONCILE2", want_r)
+        kept_info = await js.consumer_info("LC_RECONCILE2", "r")
+        await held.ack_sync()
+        recreated = await bus.reconcile_consumer(js, "LC_RECONCILE2", want_r)
+        r_info = await js.consumer_info("LC_RECONCILE2", "r")
+        await sub.unsubscribe()
         await nc.close()
-        return done, info
+        return done, info, (kept, kept_info), (recreated, r_info)
 
-    done, info = asyncio.run(go())
+    done, info, (kept, kept_info), (recreated, r_info) = asyncio.run(go())
     assert done == ["created", "unchanged", "updated"]
     assert (info.config.ack_wait, info.config.max_deliver) == (12.0, 6)
+    assert kept == "kept" and kept_info.config.replay_policy == ReplayPolicy.ORIGINAL
+    assert recreated == "recreated" and r_info.config.replay_policy == ReplayPolicy.INSTANT
+    assert r_info.num_pending == 1  # the acknowledged message is not delivered again, the other one waits
 
 
 def _events_of(url: str, stream: str, subject: str, lecture_id: str) -> int:
