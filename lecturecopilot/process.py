@@ -60,7 +60,8 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
         path, captions = None, path
     stack.up(settings, quiet=True)
     pool = db.make_pool(settings, max_size=2)
-    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream)
+    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas,
+                                 settings=settings)
     try:
         try:
             course_id, created = _course_id(pool, args.course)

@@ -32,7 +32,11 @@ class Settings(BaseSettings):
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
     max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")
     ack_wait_s: float = Field(default=60.0, description="JetStream ack wait; long stages send in-progress acks.")
-    stream_replicas: int = Field(default=1, description="JetStream stream replicas (3 on a 3-node NATS cluster).")
+    stream_replicas: int = Field(default=1, ge=1, le=5, description="JetStream stream replicas (3 on a 3-node NATS cluster).")
+    nats_reconnect_wait_s: float = Field(default=2.0, gt=0, description="Wait between two reconnect attempts to a "
+                                         "NATS server; clients reconnect forever, trying each server of NATS_URL.")
+    publish_retry_s: float = Field(default=30.0, ge=0, description="A JetStream publish that fails for want of an "
+                                   "answer (a cluster electing a stream leader, a reconnect) is retried for this long.")
     graceful_timeout_s: float = Field(default=15.0, description="On SIGTERM a worker waits this long for the message in flight.")
     # messages of one consumer a worker process runs at once (different lectures side by side,
     # so a short lecture does not queue behind a long one's stage); see lecturecopilot/worker.py

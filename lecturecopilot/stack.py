@@ -60,12 +60,12 @@ def _health_urls(s: Settings) -> dict[str, str]:
 def _ensure_stream(settings: Settings, url: str) -> None:
     import asyncio
 
-    import nats
-
     async def go():
-        nc = await nats.connect(url)
+        nc = await bus.connect(url, name="lecture-copilot-stack", settings=settings)
         try:
-            await bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas)
+            await bus.publish_retrying(
+                lambda: bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas),
+                settings.publish_retry_s)
         finally:
             await nc.close()
 
@@ -188,9 +188,7 @@ def _reachable(host: str, port: int) -> bool:
 
 
 async def _drop_lecture_streams(url: str, name: str) -> None:
-    import nats
-
-    nc = await nats.connect(url)
+    nc = await bus.connect(url, name="lecture-copilot-stack")
     try:
         js = nc.jetstream()
         for info in await js.streams_info():
@@ -270,7 +268,7 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         with psycopg.connect(admin_url, autocommit=True) as c:
             c.execute(f'CREATE DATABASE "{dbname}"')
         env["DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{dbname}"
-    if os.environ.get("LC_TEST_NATS") != "embedded" and _reachable("127.0.0.1", 4222):
+    if "NATS_URL" not in env and os.environ.get("LC_TEST_NATS") != "embedded" and _reachable("127.0.0.1", 4222):
         env["NATS_URL"] = "nats://127.0.0.1:4222"
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

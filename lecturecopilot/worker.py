@@ -189,8 +189,12 @@ class _Runner:
         self.ack_wait_s = stage.ack_wait_s or settings.ack_wait_s
 
     async def publish(self, subject: str, payload: bytes, msg_id: str, headers: dict | None = None) -> None:
-        await self.broker.publish(payload, subject, stream=self.settings.stream,
-                                  headers={"Nats-Msg-Id": msg_id, **(headers or {})})
+        """Publishes to the stream with ``msg_id`` as ``Nats-Msg-Id``, retried for
+        ``settings.publish_retry_s`` while no answer comes (:func:`bus.publish_retrying`)."""
+        hdrs = {"Nats-Msg-Id": msg_id, **(headers or {})}
+        await bus.publish_retrying(
+            lambda: self.broker.publish(payload, subject, stream=self.settings.stream, headers=hdrs),
+            self.settings.publish_retry_s)
 
     async def dead_letter(self, body: bytes, mid: str, subject: str, reason: str) -> None:
         """Publishes ``body`` to the dead-letter subject with headers naming the reason, the
@@ -241,9 +245,14 @@ class _Runner:
         return progress
 
     async def _heartbeat(self, msg: NatsMessage) -> None:
+        """In-progress acks every third of the ack wait; one that fails (the connection is moving
+        to another server of the cluster) is logged and the next one tried, never given up."""
         while True:
             await asyncio.sleep(max(1.0, self.ack_wait_s / 3))
-            await msg.in_progress()
+            try:
+                await msg.in_progress()
+            except Exception as e:  # noqa: BLE001 - a lost heartbeat must not end the heartbeats
+                log.warning("%s: in-progress ack failed (%s); trying again", self.stage.durable, e)
 
     async def run(self, event: Message, body: bytes, msg: NatsMessage, mid: str) -> None:
         """Runs the handler in a thread with in-progress acks; publishes the next event, or retries,
@@ -285,6 +294,14 @@ class _Runner:
         await msg.ack()
 
 
+def consumer_config(stage: Stage, settings: Settings) -> ConsumerConfig:
+    """The desired config of ``stage``'s durable consumer: its ack wait (seconds; the stage's own
+    or ``LC_ACK_WAIT_S``), ``LC_MAX_DELIVER`` + 1 deliveries (the last one dead-letters) and its
+    subject as filter. Reconciled with the live durable at start (:func:`bus.reconcile_consumer`)."""
+    return ConsumerConfig(ack_wait=stage.ack_wait_s or settings.ack_wait_s, max_deliver=settings.max_deliver + 1,
+                          filter_subject=stage.subject)
+
+
 def _handler(runner: _Runner, name: str):
     """A FastStream handler function (body + message, nothing else in its signature) for ``runner``."""
     async def handler(body: bytes, msg: NatsMessage) -> None:
@@ -294,9 +311,13 @@ def _handler(runner: _Runner, name: str):
     return handler
 
 
-def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: list[Stage]) -> tuple[FastStream, NatsBroker]:
+def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: list[Stage], *,
+              client_name: str = "lecture-copilot-worker") -> tuple[FastStream, NatsBroker]:
     """A FastStream app with ``stage.concurrency`` pull subscribers per stage on the stage's
-    durable consumer (see the module docstring).
+    durable consumer (see the module docstring). ``nats_url`` may list several servers
+    (comma-separated); the broker connects as ``client_name`` and reconnects forever. At start it
+    creates or updates the stream and reconciles every durable with its desired config
+    (:func:`consumer_config`, :func:`bus.reconcile_consumer`) before the subscribers attach.
 
     Concurrency: each subscriber fetches one message at a time and only when it is idle, so a
     message is never held in memory waiting for a worker without in-progress acks (FastStream's
@@ -308,19 +329,25 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
     # the middleware continues the lecture's trace from the message headers and injects it into
     # what we publish; graceful_timeout lets the messages in flight finish on SIGTERM
-    broker = NatsBroker(nats_url, name="lecture-copilot-worker", graceful_timeout=settings.graceful_timeout_s,
-                        middlewares=[NatsTelemetryMiddleware()])
+    broker = NatsBroker(bus.servers(nats_url), name=client_name,
+                        graceful_timeout=settings.graceful_timeout_s, middlewares=[NatsTelemetryMiddleware()],
+                        **bus.connect_options(settings))
     stream = JStream(settings.stream, subjects=bus.STREAM_SUBJECTS, declare=False)
     store = MediaStore.from_settings(settings)
+    desired: list[ConsumerConfig] = []
 
     for stage in stages:
         runner = _Runner(stage, settings, pool, store, broker)
-        config = ConsumerConfig(ack_wait=runner.ack_wait_s, max_deliver=settings.max_deliver + 1,
-                                filter_subject=stage.subject)
+        config = consumer_config(stage, settings)
+        desired.append(config.evolve(durable_name=stage.durable))
         for i in range(max(1, stage.concurrency)):
             broker.subscriber(
                 stage.subject, stream=stream, durable=stage.durable, config=config,
                 pull_sub=PullSub(batch_size=1, timeout=5.0), ack_policy=AckPolicy.MANUAL,
+                # the AsyncAPI document (lecturecopilot/asyncapi.py) shows one entry per durable
+                title=f"{stage.subject}:{stage.durable}", include_in_schema=i == 0,
+                description=f"Durable pull consumer `{stage.durable}` of stream {settings.stream}: "
+                            f"{stage.message_type.DESCRIPTOR.full_name} messages, stage `{stage.stage_name}`.",
             )(_handler(runner, f"handle_{stage.durable}_{i}"))
 
     app = FastStream(broker)
@@ -328,13 +355,17 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
     @app.on_startup
     async def declare_stream() -> None:
-        import nats as _nats
-
         asyncio.get_running_loop().set_default_executor(
             ThreadPoolExecutor(max_workers=threads, thread_name_prefix="lc-stage"))
-        nc = await _nats.connect(nats_url)
+        nc = await bus.connect(nats_url, name=f"{client_name}-setup", settings=settings)
         try:
-            await bus.ensure_stream(nc.jetstream(), settings.stream, settings.stream_replicas)
+            js = nc.jetstream()
+            await bus.publish_retrying(lambda: bus.ensure_stream(js, settings.stream, settings.stream_replicas),
+                                       settings.publish_retry_s)
+            for config in desired:  # before the subscribers start: they reuse an existing durable as it is
+                done = await bus.publish_retrying(lambda: bus.reconcile_consumer(js, settings.stream, config),
+                                                  settings.publish_retry_s)
+                log.info("consumer %s: %s", config.durable_name, done)
         finally:
             await nc.close()
 
@@ -353,7 +384,7 @@ def run(stages: list[Stage], *, health_port: int, name: str) -> None:
     settings = get_settings()
     pool = db.make_pool(settings, max_size=max(4, sum(max(1, s.concurrency) for s in stages) + 2))
     url = embedded.nats_url(settings)
-    app, broker = build_app(settings, pool, url, stages)
+    app, broker = build_app(settings, pool, url, stages, client_name=f"lecture-copilot-{name}")
     state = {"ready": False}
 
     @app.after_startup

@@ -53,7 +53,8 @@ def create_app() -> Flask:
     tracing = telemetry.setup("ingest")
     pool = db.make_pool(settings, max_size=8)
     store = MediaStore.from_settings(settings)
-    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas)
+    publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas,
+                                 settings=settings)
     app = Flask("ingest")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
     if tracing:

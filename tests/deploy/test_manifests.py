@@ -132,7 +132,10 @@ def test_services_have_probes_on_their_health_ports_limits_and_hardening(target)
     # the services find each other by Service name
     services = {s["metadata"]["name"]: s for s in find(objs, "Service")}
     assert config["LC_INGEST_HOST"] in services and config["LC_ASK_HOST"] in services
-    assert config["NATS_URL"] == "nats://nats:4222" and "nats" in services
+    if target == "overlays/prod":  # the server list of the 3-node cluster (test_prod_lists_every_nats_server)
+        assert config["NATS_URL"].startswith("nats://nats-0.nats-headless:4222,") and "nats-headless" in services
+    else:
+        assert config["NATS_URL"] == "nats://nats:4222" and "nats" in services
 
 
 @pytest.mark.parametrize("target", TARGETS, ids=overlay_ids(TARGETS))
@@ -356,6 +359,22 @@ def test_prod_is_highly_available():
     assert env["QDRANT__STORAGE__COLLECTION__REPLICATION_FACTOR"] == "2"
     for name in ("gateway", "ask"):
         assert one(objs, "Deployment", name)["spec"]["replicas"] >= 3
+
+
+def test_prod_lists_every_nats_server_and_replicates_the_stream_on_each():
+    from lecturecopilot import bus
+
+    objs = render("overlays/prod")
+    config = one(objs, "ConfigMap", "lecture-copilot-config")["data"]
+    nats = one(objs, "StatefulSet", "nats")
+    n = nats["spec"]["replicas"]
+    headless = one(objs, "Service", nats["spec"]["serviceName"])
+    assert headless["spec"]["clusterIP"] == "None" and 4222 in {p["port"] for p in headless["spec"]["ports"]}
+    # one client URL per pod of the StatefulSet, by its stable name under the headless Service
+    assert bus.servers(config["NATS_URL"]) == [f"nats://nats-{i}.{headless['metadata']['name']}:4222"
+                                               for i in range(n)]
+    assert int(config["LC_STREAM_REPLICAS"]) == n == 3
+    assert Settings(_env_file=None, NATS_URL=config["NATS_URL"]).nats_url == config["NATS_URL"]
 
 
 def test_dev_is_single_replica():
