@@ -26,11 +26,8 @@ import io
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Callable, Sequence
 
-import grpc
 import numpy as np
 
-from lecturecopilot import telemetry
-from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
 
 THRESHOLD = 0.6
@@ -184,42 +181,3 @@ def to_csv(ins: dict) -> str:
     for d in ins["per_day"]:
         w.writerow(["per_day", d["date"], d["questions"], "", "", f"declined {d['declined']}"])
     return buf.getvalue()
-
-
-def install(app, pool, h, ApiError, settings) -> None:  # noqa: N803 - a class
-    """Adds ``GET /api/courses/{id}/insights`` (JSON) and ``.../insights.csv`` (owner or admin;
-    ``?from=&to=`` ISO dates, also ``since``/``until``) to ``app``."""
-    from flask import Response, request
-
-    def load(course_id: str) -> dict:
-        c = h.course_row(course_id, manage=True)
-        try:
-            start, end = period(request.args.get("from") or request.args.get("since"),
-                                request.args.get("to") or request.args.get("until"))
-        except ValueError as e:
-            raise ApiError(400, "invalid_period", str(e)) from None
-        def embed(texts: list[str]) -> np.ndarray:  # ask holds the embedder; the gateway loads no model
-            vecs: list[list[float]] = []
-            for i in range(0, len(texts), EMBED_BATCH):
-                try:
-                    got = h.ask.Embed(ask_pb2.EmbedRequest(texts=texts[i:i + EMBED_BATCH]), timeout=60,
-                                      metadata=telemetry.grpc_metadata())
-                except grpc.RpcError as e:
-                    raise h.grpc_error(e) from None
-                vecs += [list(v.values) for v in got.vectors]
-            return np.asarray(vecs, dtype="float32").reshape(len(texts), -1)
-
-        with pool.connection() as conn:
-            return compute(conn, str(c["id"]), start, end, embed)
-
-    @app.get("/api/courses/<course_id>/insights")
-    def course_insights(course_id: str):
-        """The course's insights as JSON (see :func:`compute`)."""
-        return load(course_id)
-
-    @app.get("/api/courses/<course_id>/insights.csv")
-    def course_insights_csv(course_id: str):
-        """The course's insights as a CSV download (see :func:`to_csv`)."""
-        ins = load(course_id)
-        return Response(to_csv(ins), mimetype="text/csv", headers={
-            "Content-Disposition": f'attachment; filename="insights-{ins["from"]}-{ins["to"]}.csv"'})
