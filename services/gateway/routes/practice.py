@@ -98,36 +98,36 @@ def _questions(**scope: str) -> list[dict]:
         return quiz.list_questions(conn, **scope)
 
 
-@bp.get("/api/lectures/<oid>/quiz")
+@bp.get("/api/lectures/<lecture_id>/quiz")
 @returns(out.QuizList)
-def lecture_quiz(oid: str):
+def lecture_quiz(lecture_id: str):
     """The lecture's practice questions without answers (anyone who may see the course)."""
-    lid = str(lecture_row(oid)["id"])
+    lid = str(lecture_row(lecture_id)["id"])
     return {"lecture_id": lid, "questions": [public_json(x) for x in _questions(lecture_id=lid)]}
 
 
-@bp.get("/api/courses/<oid>/quiz")
+@bp.get("/api/courses/<course_id>/quiz")
 @returns(out.QuizList)
-def course_quiz(oid: str):
+def course_quiz(course_id: str):
     """The course's practice questions without answers, in lecture and time order."""
-    cid = str(course_row(oid)["id"])
+    cid = str(course_row(course_id)["id"])
     return {"course_id": cid, "questions": [public_json(x) for x in _questions(course_id=cid)]}
 
 
-@bp.post("/api/lectures/<oid>/quiz/answers")
+@bp.post("/api/lectures/<lecture_id>/quiz/answers")
 @accepts(schemas.QuizAnswers)
 @returns(out.QuizScore)
-def answer_lecture_quiz(oid: str, body: schemas.QuizAnswers):
+def answer_lecture_quiz(lecture_id: str, body: schemas.QuizAnswers):
     """Grades answers to questions of the lecture (attempts recorded)."""
-    return grade(_questions(lecture_id=str(lecture_row(oid)["id"])), body)
+    return grade(_questions(lecture_id=str(lecture_row(lecture_id)["id"])), body)
 
 
-@bp.post("/api/courses/<oid>/quiz/answers")
+@bp.post("/api/courses/<course_id>/quiz/answers")
 @accepts(schemas.QuizAnswers)
 @returns(out.QuizScore)
-def answer_course_quiz(oid: str, body: schemas.QuizAnswers):
+def answer_course_quiz(course_id: str, body: schemas.QuizAnswers):
     """Grades answers to questions of the course (attempts recorded)."""
-    return grade(_questions(course_id=str(course_row(oid)["id"])), body)
+    return grade(_questions(course_id=str(course_row(course_id)["id"])), body)
 
 
 @bp.post("/api/lectures/<lecture_id>/quiz/generate")
