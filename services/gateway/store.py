@@ -1,12 +1,13 @@
 """All of the gateway's own SQL against Postgres (rows come back as dicts: ``db.make_pool`` uses
-``dict_row``). Each function takes the pool, runs its statements on one connection and returns
-plain rows or values; none raises for a missing row (it returns None or an empty list), so the
-callers decide the HTTP answer. Who may see a course is one SQL condition, :func:`VISIBLE`.
+``dict_row``). Each function takes the pool (or, inside a caller's transaction, a connection),
+runs its statements on one connection and returns plain rows or values; a missing row is None or
+an empty list, never an exception, so the callers decide the HTTP answer. Who may see a course is
+one SQL condition, :data:`VISIBLE`. Tokens and session ids are stored by their SHA-256 only (the
+callers hash them: ``accounts.py``, ``auth.py``).
 
 The transcript and chapters (written by index) and the practice statistics (written by ask) are
-read here as the documented read model of those tables, until those services offer a read call.
-Accounts, tokens, rate counters and insights keep their SQL in ``accounts.py``, ``auth.py``,
-``limits.py`` and ``insights.py``.
+read here as the documented read model of those tables, until those services offer a read call;
+the practice questions themselves go through ``services.ask.examprep_store``.
 """
 
 from __future__ import annotations
@@ -210,3 +211,144 @@ def last_generation(conn, lecture_id):
     """When the lecture's practice set was last generated (a datetime), or None."""
     return conn.execute("SELECT max(created_at) AS t FROM quiz_generations WHERE lecture_id=%s",
                         (lecture_id,)).fetchone()["t"]
+
+
+# -- accounts: sign-in links, sessions, users, role requests (accounts.py) --------------------
+def save_login_token(pool: ConnectionPool, token_sha256: str, email: str, minutes: float) -> None:
+    """Stores a sign-in token (its hash) for ``email``, valid ``minutes``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO login_tokens (token_sha256, email, expires_at) "
+                     "VALUES (%s, %s, now() + make_interval(secs => %s))", (token_sha256, email, minutes * 60))
+
+
+def use_login_token(pool: ConnectionPool, token_sha256: str) -> str | None:
+    """Marks the token used and returns its email; None when unknown, expired or already used."""
+    with pool.connection() as conn:
+        row = conn.execute("UPDATE login_tokens SET used_at=now() WHERE token_sha256=%s AND used_at IS NULL "
+                           "AND expires_at > now() RETURNING email", (token_sha256,)).fetchone()
+    return row["email"] if row else None
+
+
+def ensure_user(pool: ConnectionPool, email: str, admin: bool) -> str:
+    """Creates the user (role student, or admin) if new, makes an ``admin`` one admin; returns the role."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO users (email, role) VALUES (%s, %s) ON CONFLICT (email) DO NOTHING",
+                     (email, "admin" if admin else "student"))
+        if admin:
+            conn.execute("UPDATE users SET role='admin' WHERE email=%s", (email,))
+        return conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()["role"]
+
+
+def save_session(pool: ConnectionPool, sid_sha256: str, email: str, csrf_token: str, days: float) -> None:
+    """Stores a web session (its id's hash) of ``email`` with its CSRF token, valid ``days``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO web_sessions (id_sha256, email, csrf_token, expires_at) "
+                     "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
+                     (sid_sha256, email, csrf_token, days * 86400))
+
+
+def session_user(pool: ConnectionPool, sid_sha256: str) -> dict | None:
+    """``{"email", "role", "csrf_token"}`` of a live session, else None."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT u.email, u.role, s.csrf_token FROM web_sessions s JOIN users u USING (email) "
+                            "WHERE s.id_sha256=%s AND s.expires_at > now()", (sid_sha256,)).fetchone()
+
+
+def delete_session(pool: ConnectionPool, sid_sha256: str) -> None:
+    """Deletes a web session (sign-out)."""
+    with pool.connection() as conn:
+        conn.execute("DELETE FROM web_sessions WHERE id_sha256=%s", (sid_sha256,))
+
+
+def file_role_request(pool: ConnectionPool, request_id: str, email: str, reason: str | None) -> dict:
+    """The pending ``role_requests`` row of ``email``, filed now (as ``request_id``) if there was none."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO users (email) VALUES (%s) ON CONFLICT DO NOTHING", (email,))
+        pending = "SELECT * FROM role_requests WHERE email=%s AND status='pending'"
+        return conn.execute(pending, (email,)).fetchone() or conn.execute(
+            "INSERT INTO role_requests (id, email, reason) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING RETURNING *",
+            (request_id, email, reason)).fetchone() or conn.execute(pending, (email,)).fetchone()
+
+
+def decide_role_request(pool: ConnectionPool, request_id: str, approve: bool, admin_email: str) -> dict | None:
+    """Approves (a student becomes an instructor) or denies a pending request, in one transaction;
+    the row, or None when there is no such pending request."""
+    with pool.connection() as conn:
+        with conn.transaction():
+            row = conn.execute("UPDATE role_requests SET status=%s, decided_by=%s, decided_at=now() "
+                               "WHERE id=%s AND status='pending' RETURNING *",
+                               ("approved" if approve else "denied", admin_email, request_id)).fetchone()
+            if row and approve:
+                conn.execute("UPDATE users SET role='instructor' WHERE email=%s AND role='student'", (row["email"],))
+    return row
+
+
+# -- API tokens (auth.py) and rate counters (limits.py) ---------------------------------------
+def save_api_token(pool: ConnectionPool, token_sha256: str, role: str, email: str) -> None:
+    """Stores an API token (its hash) of ``email`` with ``role``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO api_tokens (token_sha256, role, email) VALUES (%s,%s,%s)",
+                     (token_sha256, role, email))
+
+
+def api_token(pool: ConnectionPool, token_sha256: str) -> dict | None:
+    """``{"role", "email"}`` of an API token, else None."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT role, email FROM api_tokens WHERE token_sha256=%s", (token_sha256,)).fetchone()
+
+
+def count_use(conn, key: str, window) -> int:
+    """Adds one to the ``(key, window start)`` counter (atomically: concurrent adds serialise on the
+    row) and returns the new count; inside the caller's transaction on ``conn``."""
+    return conn.execute("INSERT INTO rate_counters (key, window_start, n) VALUES (%s, %s, 1) "
+                        "ON CONFLICT (key, window_start) DO UPDATE SET n = rate_counters.n + 1 RETURNING n",
+                        (key, window)).fetchone()["n"]
+
+
+def forget_old_counts(conn) -> None:
+    """Deletes the counters of windows older than two days."""
+    conn.execute("DELETE FROM rate_counters WHERE window_start < now() - interval '2 days'")
+
+
+def uncount_uses(pool: ConnectionPool, rows) -> None:
+    """Takes one off each ``(key, window start)`` counter of ``rows`` (never below zero)."""
+    with pool.connection() as conn:
+        for key, window in rows:
+            conn.execute("UPDATE rate_counters SET n = n - 1 WHERE key=%s AND window_start=%s AND n > 0",
+                         (key, window))
+
+
+# -- insights (insights.py) -------------------------------------------------------------------
+def insight_rows(conn, course_id: str, lo, hi, start, end, *, max_questions: int, not_moments: tuple[str, ...]) -> dict:
+    """What the course's ``answers`` and ``feedback`` hold for the times ``lo`` ≤ t < ``hi``
+    (datetimes, UTC) and the days ``start``..``end``: ``totals`` {"n", "declined", "students"
+    (distinct askers, staff aside)}; ``questions`` (the newest ``max_questions``: a follow-up as its
+    rewritten question, and whether declined); ``thumbs_down`` (100 newest); ``moments`` (the 10
+    most-cited whole seconds of answers whose writer is not in ``not_moments``); ``days`` (questions
+    and declined ones per day, every day of the period)."""
+    args = (course_id, lo, hi)
+    where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s"
+    placeholders = ", ".join(["%s"] * len(not_moments))
+    return {
+        "totals": conn.execute(f"SELECT count(*) AS n, count(*) FILTER (WHERE declined) AS declined, count(DISTINCT "
+                               f"asker) FILTER (WHERE NOT staff) AS students FROM answers a WHERE {where}", args).fetchone(),
+        "questions": conn.execute(f"SELECT coalesce(nullif(rewritten_question, ''), question) AS question, declined "
+                                  f"FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",
+                                  (*args, max_questions)).fetchall(),
+        "thumbs_down": conn.execute(f"SELECT a.question, a.answer, f.comment, f.created_at FROM feedback f JOIN answers "
+                                    f"a ON a.id=f.answer_id WHERE f.rating='down' AND {where} "
+                                    f"ORDER BY f.created_at DESC LIMIT 100", args).fetchall(),
+        "moments": conn.execute(f"""
+            SELECT (c->>'lecture_id') AS lecture_id, floor((c->>'t_s')::numeric) AS t, count(*) AS n, l.number, l.title
+            FROM answers a CROSS JOIN LATERAL jsonb_array_elements(a.sentences) s
+                 CROSS JOIN LATERAL jsonb_array_elements(s->'citations') c
+                 JOIN lectures l ON l.id::text = c->>'lecture_id' AND l.course_id = a.course_id
+            WHERE {where} AND NOT a.declined AND coalesce(a.writer, '') NOT IN ({placeholders})
+            GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", (*args, *not_moments)).fetchall(),
+        "days": conn.execute("""
+            SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
+            FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
+            LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
+                               AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
+            GROUP BY d ORDER BY d""", (start, end, course_id)).fetchall(),
+    }
