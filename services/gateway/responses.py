@@ -37,10 +37,14 @@ class Error(Answer):
 
 
 class Ok(Answer):
+    """``/healthz``, ``/readyz``."""
+
     ok: bool
 
 
 class Sent(Answer):
+    """A mail was handed to the mail server."""
+
     sent: bool
 
 
@@ -49,16 +53,22 @@ Visibility = Literal["public", "private"]
 
 
 class CourseCreated(Answer):
+    """The new course."""
+
     id: str
     title: str
     visibility: Visibility
 
 
 class CourseUpdated(CourseCreated):
+    """The course after the change."""
+
     assessment_mode: bool
 
 
 class CourseItem(Answer):
+    """A course as listed; ``can_manage`` when the caller owns it or is an admin."""
+
     id: str
     title: str
     lecture_count: int
@@ -67,6 +77,8 @@ class CourseItem(Answer):
 
 
 class CourseList(Answer):
+    """The courses the caller may see, oldest first."""
+
     courses: list[CourseItem]
 
 
@@ -85,6 +97,8 @@ class LectureItem(Answer):
 
 
 class CourseDetail(Answer):
+    """A course with its lectures by number."""
+
     id: str
     title: str
     visibility: Visibility
@@ -94,11 +108,15 @@ class CourseDetail(Answer):
 
 
 class Members(Answer):
+    """The emails of a course's members, sorted."""
+
     members: list[str]
 
 
 # -- lectures, uploads -----------------------------------------------------------------------
 class LectureQueued(Answer):
+    """A lecture registered and queued for processing (``status`` queued)."""
+
     lecture_id: str
     status: str
 
@@ -118,6 +136,8 @@ class UploadStatus(Answer):
 
 
 class Chapter(Answer):
+    """A chapter: its span (seconds), title and bullets (``summary``: the bullets as one text)."""
+
     start_s: float
     end_s: float
     title: str
@@ -126,11 +146,15 @@ class Chapter(Answer):
 
 
 class LectureDetail(LectureItem):
+    """A lecture with its course and chapters."""
+
     course_id: str
     chapters: list[Chapter]
 
 
 class Segment(Answer):
+    """One transcript sentence, or a slide's text, with its span (seconds)."""
+
     start_s: float
     end_s: float
     text: str
@@ -138,11 +162,15 @@ class Segment(Answer):
 
 
 class Transcript(Answer):
+    """The lecture's sentences in order."""
+
     segments: list[Segment]
 
 
 # -- search, ask -----------------------------------------------------------------------------
 class Hit(Answer):
+    """A passage found by search: its lecture, span (seconds), text and fused score."""
+
     lecture_id: str
     lecture_number: int
     start_s: float
@@ -152,6 +180,8 @@ class Hit(Answer):
 
 
 class SearchResults(Answer):
+    """Passages of the course, best first."""
+
     results: list[Hit]
 
 
@@ -165,11 +195,15 @@ class Citation(Answer):
 
 
 class Sentence(Answer):
+    """One sentence of an answer with its chips."""
+
     text: str
     citations: list[Citation]
 
 
 class Source(Answer):
+    """A passage an answer was written from (span in seconds)."""
+
     lecture_id: str
     lecture_number: int
     start_s: float
@@ -177,6 +211,8 @@ class Source(Answer):
 
 
 class Timings(Answer):
+    """Where an answer's time went, in milliseconds."""
+
     retrieve_ms: float
     first_sentence_ms: float
     total_ms: float
@@ -199,6 +235,8 @@ class AskAnswer(Answer):
 
 # -- accounts --------------------------------------------------------------------------------
 class RoleRequestOut(Answer):
+    """A request for the instructor role (``created_at`` ISO 8601)."""
+
     id: str
     email: str
     role: str
@@ -208,6 +246,8 @@ class RoleRequestOut(Answer):
 
 
 class RoleRequests(Answer):
+    """The pending role requests, oldest first."""
+
     requests: list[RoleRequestOut]
 
 
@@ -223,6 +263,8 @@ class Me(Answer):
 
 
 class SignedIn(Answer):
+    """The session's person and role (the cookie is set)."""
+
     email: str
     role: str
 
@@ -239,12 +281,16 @@ class QuizQuestion(Answer):
 
 
 class QuizList(Answer):
+    """A lecture's (``lecture_id``) or a course's (``course_id``) practice questions."""
+
     lecture_id: str | None = None
     course_id: str | None = None
     questions: list[QuizQuestion]
 
 
 class QuizResult(Answer):
+    """One graded answer with the right option, the explanation and its chip."""
+
     question_id: str
     choice: int
     correct: bool
@@ -255,6 +301,8 @@ class QuizResult(Answer):
 
 
 class QuizScore(Answer):
+    """A graded practice submission."""
+
     score: int
     total: int
     results: list[QuizResult]
@@ -274,6 +322,8 @@ class QuizAdminQuestion(QuizQuestion):
 
 
 class QuizGenerated(Answer):
+    """A lecture's new practice set: how it was written, how many were written and kept, in how many seconds."""
+
     lecture_id: str
     method: str
     written: int
@@ -283,6 +333,8 @@ class QuizGenerated(Answer):
 
 
 class QuizAdmin(Answer):
+    """A lecture's set as its instructor sees it; ``regenerate_every_s``: the wait between generations."""
+
     lecture_id: str
     generated_at: str | None
     regenerate_every_s: float
@@ -290,16 +342,22 @@ class QuizAdmin(Answer):
 
 
 class PracticeQuestion(QuizQuestion):
+    """A question with its chip; ``answer_index`` and ``explanation`` for the course's staff only."""
+
     citation: Citation
     answer_index: int | None = None
     explanation: str | None = None
 
 
 class PracticeList(Answer):
+    """A lecture's practice questions."""
+
     questions: list[PracticeQuestion]
 
 
 class PracticeResult(Answer):
+    """One graded answer (the attempt is recorded)."""
+
     correct: bool
     answer_index: int
     explanation: str
@@ -308,12 +366,16 @@ class PracticeResult(Answer):
 
 # -- insights --------------------------------------------------------------------------------
 class Group(Answer):
+    """Questions grouped by meaning, labelled by the most central one."""
+
     label: str
     count: int
     examples: list[str]
 
 
 class Moment(Citation):
+    """One of the most-cited moments (a whole second) with how often it was cited."""
+
     lecture_title: str
     count: int
 
@@ -335,14 +397,3 @@ class Insights(Answer):
     top_moments: list[Moment]
     per_day: list[dict]
 
-
-# -- forms (not JSON: documented, checked by ingest) -----------------------------------------
-class LectureUploadForm(BaseModel):
-    """``POST /api/courses/{id}/lectures`` as ``multipart/form-data``: a video and/or captions."""
-
-    video: bytes | None = Field(None, description="MP4, MOV, WebM or MKV with an audio track (≤ 2 GB, ≤ 2 h)")
-    captions: bytes | None = Field(None, description="WebVTT or SRT; alone, a transcript-only lecture")
-    title: str | None = Field(None, max_length=200)
-    number: int | None = Field(None, ge=0, le=9999, description="unique in the course; default the next free")
-    video_size: int | None = Field(None, description="the video's size in bytes, checked against what arrives")
-    language: str | None = Field(None, description="a language code such as 'en'")

@@ -240,6 +240,18 @@ class QuizReport(Body):
     comment: OptionalText(2000, multiline=True) = Field(None, description="a string of at most 2000 characters, or null")
 
 
+# -- forms (not JSON: documented, checked by ingest) -----------------------------------------
+class LectureUploadForm(BaseModel):
+    """``POST /api/courses/{id}/lectures`` as ``multipart/form-data``: a video and/or captions."""
+
+    video: bytes | None = Field(None, description="MP4, MOV, WebM or MKV with an audio track (≤ 2 GB, ≤ 2 h)")
+    captions: bytes | None = Field(None, description="WebVTT or SRT; alone, a transcript-only lecture")
+    title: str | None = Field(None, max_length=200)
+    number: int | None = Field(None, ge=0, le=9999, description="unique in the course; default the next free")
+    video_size: int | None = Field(None, description="the video's size in bytes, checked against what arrives")
+    language: str | None = Field(None, description="a language code such as 'en'")
+
+
 # -- validation ------------------------------------------------------------------------------------
 def _inner(annotation) -> type[Body] | None:
     """The model a field holds (``QuizAnswer`` of ``list[QuizAnswer]``), if any."""

@@ -35,6 +35,7 @@ class Viewer:
     email: str
 
     def params(self) -> dict:
+        """The parameters of :data:`VISIBLE`."""
         return {"admin": self.admin, "email": self.email}
 
 

@@ -23,7 +23,7 @@ bp = Blueprint("lectures", __name__)
 
 
 @bp.post("/api/courses/<course_id>/lectures")
-@takes("multipart/form-data", out.LectureUploadForm)
+@takes("multipart/form-data", schemas.LectureUploadForm)
 @returns(out.LectureQueued, 202)
 def upload_lecture(course_id: str):
     """Uploads a lecture (owner or admin), streamed to ingest chunked (no copy in the gateway)."""

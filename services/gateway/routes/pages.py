@@ -47,5 +47,7 @@ def readyz():
 @bp.get("/api/openapi.json")
 @returns(description="this document (OpenAPI 3.1)")
 def openapi_document():
-    """The HTTP API as an OpenAPI 3.1 document, generated from the routes and their models."""
-    return openapi.document(current_app)
+    """The HTTP API as an OpenAPI 3.1 document, generated from the routes and their models (once per app)."""
+    if "openapi" not in current_app.extensions:
+        current_app.extensions["openapi"] = openapi.document(current_app)
+    return current_app.extensions["openapi"]
