@@ -24,6 +24,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from lecturecopilot import db, httpserve, telemetry
 from lecturecopilot.ask.v1 import ask_pb2_grpc
+from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import Settings, get_settings
 
 from . import access, accounts, errors, ingest_client, routes, security
@@ -44,7 +45,7 @@ def _retry_on_disconnect(view, always: bool):
 
 def _context(settings: Settings) -> GatewayContext:
     """The shared dependencies: a pool of 16, ask's stub balanced round-robin over the addresses of
-    ``LC_ASK_TARGET_URI`` (every call goes to the next replica), the server secret, the caps."""
+    ``LC_ASK_TARGET_URI`` (every call goes to the next replica), the server secret, the caps, the mailer."""
     channel = grpc.insecure_channel(settings.ask_target, options=[
         ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))])
     return GatewayContext(
@@ -52,7 +53,8 @@ def _context(settings: Settings) -> GatewayContext:
         secret=accounts.server_secret(settings),
         admin_emails=frozenset(e.strip().lower() for e in settings.admin_emails.split(",") if e.strip()),
         relay_slots=threading.BoundedSemaphore(settings.upload_relays_max),
-        streams=StreamSlots(settings.max_event_streams, settings.max_event_streams_person))
+        streams=StreamSlots(settings.max_event_streams, settings.max_event_streams_person),
+        mail=functools.partial(send_mail, settings))
 
 
 def _wrap_wsgi(app: Flask, settings: Settings, tracing: bool) -> None:

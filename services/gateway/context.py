@@ -2,8 +2,8 @@
 :class:`GatewayContext` that ``create_app`` builds once; a view fetches it with :func:`ctx`.
 
 It carries the settings, the Postgres pool, ask's gRPC stub, the server secret (for keyed
-hashes and the session cookie), the admin emails, and the two caps on threads held by long
-requests: upload bodies relayed to ingest (:attr:`GatewayContext.relay_slots`) and live
+hashes and the session cookie), the admin emails, the mailer, and the two caps on threads held
+by long requests: upload bodies relayed to ingest (:attr:`GatewayContext.relay_slots`) and live
 progress streams (:class:`StreamSlots`).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from importlib import resources
 from pathlib import Path
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from flask import current_app
@@ -69,7 +69,8 @@ class GatewayContext:
     secret: bytes  # LC_SECRET_KEY or the data dir's secret_key (accounts.server_secret)
     admin_emails: frozenset[str]  # LC_ADMIN_EMAILS, lower-case
     relay_slots: threading.BoundedSemaphore  # upload bodies streaming to ingest at once
-    streams: StreamSlots = field(repr=False, default=None)  # type: ignore[assignment]
+    streams: StreamSlots  # live progress streams open at once
+    mail: Callable[[str, str, str], bool]  # (to, subject, body) → sent (False when mail is off); lecturecopilot.mail
 
 
 def ctx() -> GatewayContext:

@@ -7,8 +7,6 @@ import logging
 
 from flask import Blueprint, Response, g, jsonify, request, session
 
-from lecturecopilot.mail import send_mail
-
 from .. import accounts, limits, responses as out, schemas, store
 from ..access import a_uuid, limited, person, require
 from ..context import ctx
@@ -35,7 +33,7 @@ def _mail_link(email: str, link: str) -> None:
     """Mails the sign-in ``link``; ApiError 503 ``mail_unavailable`` / ``mail_off``."""
     s = ctx().settings
     try:
-        sent = send_mail(s, email, "Your Lecture Copilot sign-in link",
+        sent = ctx().mail(email, "Your Lecture Copilot sign-in link",
                          f"Open this link to sign in to Lecture Copilot:\n\n{link}\n\n"
                          f"It works once, for {s.login_link_minutes:g} minutes. If you did not ask "
                          "for it, ignore this mail.\n")
@@ -142,8 +140,8 @@ def contact(body: schemas.Contact):
         raise ApiError(503, "contact_off", "The contact form is not configured on this server (LC_OPERATOR_EMAIL).")
     limited([(f"contact:{person()}", limits.DAY_S, s.contact_limit)], "messages today")
     try:
-        send_mail(s, s.operator_email, f"Lecture Copilot contact: {name or email}"[:150],
-                  f"From: {name} <{email}>\n\n{body.message}\n")
+        ctx().mail(s.operator_email, f"Lecture Copilot contact: {name or email}"[:150],
+                   f"From: {name} <{email}>\n\n{body.message}\n")
     except Exception:
         log.exception("sending a contact message failed")
         raise ApiError(503, "mail_unavailable", "The message could not be sent; try again shortly.") from None
