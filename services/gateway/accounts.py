@@ -17,6 +17,7 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot.settings import Settings
 
+from . import store
 from .auth import Principal
 
 EMAIL_RE = re.compile(r"^[^@\s\x00-\x1f\x7f]{1,64}@[^@\s\x00-\x1f\x7f]+\.[^@\s\x00-\x1f\x7f]{2,}$")  # no control chars
@@ -48,9 +49,7 @@ def normal_email(value) -> str | None:
 def new_login_token(pool: ConnectionPool, email: str, minutes: float) -> str:
     """Creates a single-use sign-in token for ``email`` valid ``minutes``; returns the token."""
     token = secrets.token_urlsafe(32)
-    with pool.connection() as conn:
-        conn.execute("INSERT INTO login_tokens (token_sha256, email, expires_at) "
-                     "VALUES (%s, %s, now() + make_interval(secs => %s))", (_sha(token), email, minutes * 60))
+    store.save_login_token(pool, _sha(token), email, minutes)
     return token
 
 
@@ -58,29 +57,18 @@ def consume_login_token(pool: ConnectionPool, token: str) -> str | None:
     """Marks the token used and returns its email; None when unknown, expired or already used."""
     if not isinstance(token, str) or not token or len(token) > 200:
         return None
-    with pool.connection() as conn:
-        row = conn.execute("UPDATE login_tokens SET used_at=now() WHERE token_sha256=%s AND used_at IS NULL "
-                           "AND expires_at > now() RETURNING email", (_sha(token),)).fetchone()
-    return row["email"] if row else None
+    return store.use_login_token(pool, _sha(token))
 
 
-def ensure_user(pool: ConnectionPool, email: str, admin_emails: set[str]) -> str:
+def ensure_user(pool: ConnectionPool, email: str, admin_emails: set[str] | frozenset[str]) -> str:
     """Creates the user (role student, or admin when listed) if new; returns the current role."""
-    with pool.connection() as conn:
-        conn.execute("INSERT INTO users (email, role) VALUES (%s, %s) ON CONFLICT (email) DO NOTHING",
-                     (email, "admin" if email in admin_emails else "student"))
-        if email in admin_emails:
-            conn.execute("UPDATE users SET role='admin' WHERE email=%s", (email,))
-        return conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()["role"]
+    return store.ensure_user(pool, email, email in admin_emails)
 
 
 def create_session(pool: ConnectionPool, email: str, days: float) -> str:
     """A new session for ``email``; returns its id (to keep in the signed cookie)."""
     sid = secrets.token_urlsafe(32)
-    with pool.connection() as conn:
-        conn.execute("INSERT INTO web_sessions (id_sha256, email, csrf_token, expires_at) "
-                     "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
-                     (_sha(sid), email, secrets.token_urlsafe(32), days * 86400))
+    store.save_session(pool, _sha(sid), email, secrets.token_urlsafe(32), days)
     return sid
 
 
@@ -88,29 +76,19 @@ def session_principal(pool: ConnectionPool, sid) -> tuple[Principal, str] | None
     """``(principal, csrf_token)`` of a live session id, else None."""
     if not isinstance(sid, str) or not sid:
         return None
-    with pool.connection() as conn:
-        row = conn.execute("SELECT u.email, u.role, s.csrf_token FROM web_sessions s JOIN users u USING (email) "
-                           "WHERE s.id_sha256=%s AND s.expires_at > now()", (_sha(sid),)).fetchone()
+    row = store.session_user(pool, _sha(sid))
     return (Principal(row["role"], row["email"]), row["csrf_token"]) if row else None
 
 
 def end_session(pool: ConnectionPool, sid) -> None:
     """Deletes the session (sign-out)."""
     if isinstance(sid, str) and sid:
-        with pool.connection() as conn:
-            conn.execute("DELETE FROM web_sessions WHERE id_sha256=%s", (_sha(sid),))
+        store.delete_session(pool, _sha(sid))
 
 
 def request_role(pool: ConnectionPool, email: str, reason: str | None) -> dict:
     """Files a pending instructor-access request (one pending per person); returns it as JSON."""
-    with pool.connection() as conn:
-        conn.execute("INSERT INTO users (email) VALUES (%s) ON CONFLICT DO NOTHING", (email,))
-        row = conn.execute("SELECT * FROM role_requests WHERE email=%s AND status='pending'", (email,)).fetchone()
-        if row is None:
-            row = conn.execute("INSERT INTO role_requests (id, email, reason) VALUES (%s, %s, %s) "
-                               "ON CONFLICT DO NOTHING RETURNING *", (str(uuid.uuid4()), email, reason)).fetchone() \
-                or conn.execute("SELECT * FROM role_requests WHERE email=%s AND status='pending'", (email,)).fetchone()
-    return role_request_json(row)
+    return role_request_json(store.file_role_request(pool, str(uuid.uuid4()), email, reason))
 
 
 def role_request_json(r: dict) -> dict:
@@ -122,11 +100,5 @@ def role_request_json(r: dict) -> dict:
 def decide_role_request(pool: ConnectionPool, request_id: str, approve: bool, admin_email: str) -> dict | None:
     """Approves (the user becomes an instructor, unless already admin) or denies a pending
     request; returns it, or None when there is no such pending request."""
-    with pool.connection() as conn:
-        with conn.transaction():
-            row = conn.execute("UPDATE role_requests SET status=%s, decided_by=%s, decided_at=now() "
-                               "WHERE id=%s AND status='pending' RETURNING *",
-                               ("approved" if approve else "denied", admin_email, request_id)).fetchone()
-            if row and approve:
-                conn.execute("UPDATE users SET role='instructor' WHERE email=%s AND role='student'", (row["email"],))
+    row = store.decide_role_request(pool, request_id, approve, admin_email)
     return role_request_json(row) if row else None

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 from psycopg_pool import ConnectionPool
 
+from . import store
+
 ROLES = ("admin", "instructor", "student")
 
 
@@ -26,9 +28,7 @@ def mint_token(pool: ConnectionPool, role: str, email: str) -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
     token = "lc_" + secrets.token_urlsafe(32)
-    with pool.connection() as conn:
-        conn.execute("INSERT INTO api_tokens (token_sha256, role, email) VALUES (%s,%s,%s)",
-                     (hashlib.sha256(token.encode()).hexdigest(), role, email))
+    store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, email)
     return token
 
 
@@ -41,7 +41,5 @@ def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | N
         return None
     if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
         return Principal("admin", "operator")
-    with pool.connection() as conn:
-        row = conn.execute("SELECT role, email FROM api_tokens WHERE token_sha256=%s",
-                           (hashlib.sha256(token.encode()).hexdigest(),)).fetchone()
+    row = store.api_token(pool, hashlib.sha256(token.encode()).hexdigest())
     return Principal(row["role"], row["email"]) if row else None

@@ -26,12 +26,11 @@ import io
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Callable, Sequence
 
-import grpc
 import numpy as np
 
-from lecturecopilot import telemetry
-from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
+
+from . import store
 
 THRESHOLD = 0.6
 MAX_QUESTIONS = 4000  # the newest questions of the period that are grouped (embedding cost)
@@ -112,33 +111,10 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
     ``feedback`` (see the module docstring for what each field holds)."""
     lo = datetime.combine(start, time.min, tzinfo=timezone.utc)
     hi = datetime.combine(end + timedelta(days=1), time.min, tzinfo=timezone.utc)
-    args = (course_id, lo, hi)
-    where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s"
-    totals = conn.execute(f"SELECT count(*) AS n, count(*) FILTER (WHERE declined) AS declined, "
-                          f"count(DISTINCT asker) FILTER (WHERE NOT staff) AS students FROM answers a WHERE {where}", args).fetchone()
-    # a follow-up ("why?", "and for radix sort?") is grouped by the standalone question it was answered as
-    rows = conn.execute(f"SELECT coalesce(nullif(rewritten_question, ''), question) AS question, declined "
-                        f"FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",
-                        (*args, MAX_QUESTIONS)).fetchall()
+    q = store.insight_rows(conn, course_id, lo, hi, start, end, max_questions=MAX_QUESTIONS, not_moments=NOT_MOMENTS)
+    totals, rows, down, moments, days = q["totals"], q["questions"], q["thumbs_down"], q["moments"], q["days"]
     answered = [r["question"] for r in rows if not r["declined"]]
     declined = [r["question"] for r in rows if r["declined"]]
-    down = conn.execute(f"SELECT a.question, a.answer, f.comment, f.created_at FROM feedback f JOIN answers a "
-                        f"ON a.id=f.answer_id WHERE f.rating='down' AND {where} ORDER BY f.created_at DESC LIMIT 100",
-                        args).fetchall()
-    moments = conn.execute(f"""
-        SELECT (c->>'lecture_id') AS lecture_id, floor((c->>'t_s')::numeric) AS t, count(*) AS n,
-               l.number, l.title
-        FROM answers a CROSS JOIN LATERAL jsonb_array_elements(a.sentences) s
-             CROSS JOIN LATERAL jsonb_array_elements(s->'citations') c
-             JOIN lectures l ON l.id::text = c->>'lecture_id' AND l.course_id = a.course_id
-        WHERE {where} AND NOT a.declined AND coalesce(a.writer, '') NOT IN ({', '.join(['%s'] * len(NOT_MOMENTS))})
-        GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", (*args, *NOT_MOMENTS)).fetchall()
-    days = conn.execute("""
-        SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
-        FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
-        LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
-                           AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
-        GROUP BY d ORDER BY d""", (start, end, course_id)).fetchall()
     return {
         "course_id": course_id, "from": start.isoformat(), "to": end.isoformat(),
         "questions": totals["n"], "declined": totals["declined"], "students": totals["students"],
@@ -184,42 +160,3 @@ def to_csv(ins: dict) -> str:
     for d in ins["per_day"]:
         w.writerow(["per_day", d["date"], d["questions"], "", "", f"declined {d['declined']}"])
     return buf.getvalue()
-
-
-def install(app, pool, h, ApiError, settings) -> None:  # noqa: N803 - a class
-    """Adds ``GET /api/courses/{id}/insights`` (JSON) and ``.../insights.csv`` (owner or admin;
-    ``?from=&to=`` ISO dates, also ``since``/``until``) to ``app``."""
-    from flask import Response, request
-
-    def load(course_id: str) -> dict:
-        c = h.course_row(course_id, manage=True)
-        try:
-            start, end = period(request.args.get("from") or request.args.get("since"),
-                                request.args.get("to") or request.args.get("until"))
-        except ValueError as e:
-            raise ApiError(400, "invalid_period", str(e)) from None
-        def embed(texts: list[str]) -> np.ndarray:  # ask holds the embedder; the gateway loads no model
-            vecs: list[list[float]] = []
-            for i in range(0, len(texts), EMBED_BATCH):
-                try:
-                    got = h.ask.Embed(ask_pb2.EmbedRequest(texts=texts[i:i + EMBED_BATCH]), timeout=60,
-                                      metadata=telemetry.grpc_metadata())
-                except grpc.RpcError as e:
-                    raise h.grpc_error(e) from None
-                vecs += [list(v.values) for v in got.vectors]
-            return np.asarray(vecs, dtype="float32").reshape(len(texts), -1)
-
-        with pool.connection() as conn:
-            return compute(conn, str(c["id"]), start, end, embed)
-
-    @app.get("/api/courses/<course_id>/insights")
-    def course_insights(course_id: str):
-        """The course's insights as JSON (see :func:`compute`)."""
-        return load(course_id)
-
-    @app.get("/api/courses/<course_id>/insights.csv")
-    def course_insights_csv(course_id: str):
-        """The course's insights as a CSV download (see :func:`to_csv`)."""
-        ins = load(course_id)
-        return Response(to_csv(ins), mimetype="text/csv", headers={
-            "Content-Disposition": f'attachment; filename="insights-{ins["from"]}-{ins["to"]}.csv"'})

@@ -19,6 +19,8 @@ from datetime import datetime, timezone
 
 from psycopg_pool import ConnectionPool
 
+from . import store
+
 HOUR_S = 3600
 DAY_S = 86400
 
@@ -56,16 +58,12 @@ def hit_all(pool: ConnectionPool, checks: list[tuple[str, int, int]]) -> tuple[U
                 for key, window_s, limit in checks:
                     start = int(now // window_s) * window_s
                     window = datetime.fromtimestamp(start, tz=timezone.utc)
-                    n = conn.execute(
-                        "INSERT INTO rate_counters (key, window_start, n) VALUES (%s, %s, 1) "
-                        "ON CONFLICT (key, window_start) DO UPDATE SET n = rate_counters.n + 1 RETURNING n",
-                        (key, window)).fetchone()["n"]
-                    if n > limit:
+                    if store.count_use(conn, key, window) > limit:
                         retry = int(start + window_s - now) + 1
                         raise _Refused
                     rows.append((key, window))
                 if int(now * 1000) % 200 == 0:  # now and then, forget windows older than two days
-                    conn.execute("DELETE FROM rate_counters WHERE window_start < now() - interval '2 days'")
+                    store.forget_old_counts(conn)
     except _Refused:
         return None, retry
     return Use(tuple(rows)), 0
@@ -77,7 +75,4 @@ def refund(pool: ConnectionPool, use: Use | None) -> None:
     in the window it was counted in. Harmless for ``None`` (nothing was counted)."""
     if use is None or not use.rows:
         return
-    with pool.connection() as conn:
-        for key, window in use.rows:
-            conn.execute("UPDATE rate_counters SET n = n - 1 WHERE key=%s AND window_start=%s AND n > 0",
-                         (key, window))
+    store.uncount_uses(pool, use.rows)

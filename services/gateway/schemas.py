@@ -1,10 +1,10 @@
 """The JSON bodies of the gateway's routes, each declared once as a pydantic v2 model.
 
-A route names its body with ``@accepts(Model)``; its view calls the gateway's ``body()``, which reads
-the JSON (at most ``LC_MAX_JSON_BYTES``, finite numbers, no deeper than Python's parser goes) and
-validates it against the declared model with :func:`parse`. The route → model table is
-introspectable (``view.body_model``), so an OpenAPI document can be built from it and the
-bad-input tests cover every route that takes a body.
+A route names its body with ``@accepts(Model)`` (``contract.py``), which reads the JSON (at most
+``LC_MAX_JSON_BYTES``, finite numbers, no deeper than Python's parser goes) and validates it against
+the declared model with :func:`parse` before the view runs. The route → model table is
+introspectable (``view.body_model``): the OpenAPI document (``openapi.py``) is built from it and the
+bad-input tests cover every route that takes a body. The answers' models are in ``responses.py``.
 
 Every model forbids unknown fields, takes JSON's types strictly (``"5"`` is not a number, ``true``
 is not an integer), bounds its numbers and lengths, and refuses text that no store can keep or
@@ -16,7 +16,7 @@ the field, and the field's path (``answers[0].choice``); never pydantic's text.
 from __future__ import annotations
 
 import uuid
-from typing import Annotated, Any, Callable, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 from pydantic_core import PydanticCustomError
@@ -240,16 +240,19 @@ class QuizReport(Body):
     comment: OptionalText(2000, multiline=True) = Field(None, description="a string of at most 2000 characters, or null")
 
 
-# -- the route → model table and validation --------------------------------------------------------
-def accepts(model: type[Body]) -> Callable:
-    """Declares the JSON body of a view: ``@accepts(CourseCreate)``. The view reads it with the
-    gateway's ``body()``; ``view.body_model`` names it (for the bad-input tests and OpenAPI)."""
-    def mark(view: Callable) -> Callable:
-        view.body_model = model
-        return view
-    return mark
+# -- forms (not JSON: documented, checked by ingest) -----------------------------------------
+class LectureUploadForm(BaseModel):
+    """``POST /api/courses/{id}/lectures`` as ``multipart/form-data``: a video and/or captions."""
+
+    video: bytes | None = Field(None, description="MP4, MOV, WebM or MKV with an audio track (≤ 2 GB, ≤ 2 h)")
+    captions: bytes | None = Field(None, description="WebVTT or SRT; alone, a transcript-only lecture")
+    title: str | None = Field(None, max_length=200)
+    number: int | None = Field(None, ge=0, le=9999, description="unique in the course; default the next free")
+    video_size: int | None = Field(None, description="the video's size in bytes, checked against what arrives")
+    language: str | None = Field(None, description="a language code such as 'en'")
 
 
+# -- validation ------------------------------------------------------------------------------------
 def _inner(annotation) -> type[Body] | None:
     """The model a field holds (``QuizAnswer`` of ``list[QuizAnswer]``), if any."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):

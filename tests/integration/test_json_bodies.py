@@ -22,8 +22,8 @@ from web_helpers import ROOT, Gateway, mint
 pytestmark = pytest.mark.slow
 
 # routes that read no JSON body: a body sent to them is ignored (they may still refuse for other reasons)
-BODYLESS = {"logout", "decide_role_request", "retry_lecture", "generate_quiz", "upload_lecture",
-            "resumable_upload_chunk"}
+BODYLESS = {"accounts.logout", "accounts.decide_role_request", "lectures.retry_lecture", "practice.generate_quiz",
+            "lectures.upload_lecture", "lectures.resumable_upload_chunk"}
 ALLOWED = {400, 401, 403, 404, 405, 409, 413, 415, 422}  # what a refused body may be answered with
 BIG = "9" * 400
 NEST = 60  # parsed (below Python's recursion limit); 20000 levels are refused by the parser
@@ -162,7 +162,7 @@ def test_no_body_makes_a_5xx_on_any_route(stack, world):
             elif r["model"] is not None and status not in ALLOWED:
                 failures.append("unexpected status: " + shown)
         if r["model"] is not None and who == "admin" and raw in GENERIC:  # none of these fits any model
-            refused = status in (400, 413) or (r["endpoint"] == "create_role_request" and status == 409)
+            refused = status in (400, 413) or (r["endpoint"] == "accounts.create_role_request" and status == 409)
             if not refused:
                 failures.append("not refused: " + shown)
     assert not failures, f"{len(failures)} of {len(cases)}:\n" + "\n".join(failures[:40])

@@ -1,0 +1,78 @@
+"""What the gateway's views share, on one typed object: ``app.extensions["gateway"]`` holds a
+:class:`GatewayContext` that ``create_app`` builds once; a view fetches it with :func:`ctx`.
+
+It carries the settings, the Postgres pool, ask's gRPC stub, the server secret (for keyed
+hashes and the session cookie), the admin emails, the mailer, and the two caps on threads held
+by long requests: upload bodies relayed to ingest (:attr:`GatewayContext.relay_slots`) and live
+progress streams (:class:`StreamSlots`).
+"""
+
+from __future__ import annotations
+
+import threading
+from importlib import resources
+from pathlib import Path
+from dataclasses import dataclass
+from typing import Callable
+
+from flask import current_app
+from psycopg_pool import ConnectionPool
+
+from lecturecopilot.ask.v1 import ask_pb2_grpc
+from lecturecopilot.settings import Settings
+
+from .errors import ApiError
+
+STATIC = Path(str(resources.files("services.gateway").joinpath("static")))  # the web client
+
+
+class StreamSlots:
+    """Caps live progress streams (SSE), each of which holds a thread while open: at most ``total``
+    at once in the process and ``per_person`` per person."""
+
+    def __init__(self, total: int, per_person: int):
+        self._slots = threading.BoundedSemaphore(total)
+        self._per_person = per_person
+        self._of: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def take(self, who: str) -> Callable[[], None]:
+        """Reserves a slot for person ``who``; returns its (idempotent) release. Raises ApiError
+        429 ``too_many_streams`` (``Retry-After: 5``) when the person or the process is at its cap."""
+        with self._lock:
+            if self._of.get(who, 0) >= self._per_person or not self._slots.acquire(blocking=False):
+                raise ApiError(429, "too_many_streams", "Too many live progress streams are open; poll "
+                               "GET /api/lectures/{id} for the status instead, or retry shortly.",
+                               headers={"Retry-After": "5"})
+            self._of[who] = self._of.get(who, 0) + 1
+        released = threading.Event()
+
+        def release() -> None:
+            with self._lock:
+                if released.is_set():
+                    return
+                released.set()
+                self._of[who] -= 1
+                if not self._of[who]:
+                    del self._of[who]
+                self._slots.release()
+        return release
+
+
+@dataclass
+class GatewayContext:
+    """The gateway's shared dependencies (one per app)."""
+
+    settings: Settings
+    pool: ConnectionPool
+    ask: ask_pb2_grpc.AskServiceStub
+    secret: bytes  # LC_SECRET_KEY or the data dir's secret_key (accounts.server_secret)
+    admin_emails: frozenset[str]  # LC_ADMIN_EMAILS, lower-case
+    relay_slots: threading.BoundedSemaphore  # upload bodies streaming to ingest at once
+    streams: StreamSlots  # live progress streams open at once
+    mail: Callable[[str, str, str], bool]  # (to, subject, body) → sent (False when mail is off); lecturecopilot.mail
+
+
+def ctx() -> GatewayContext:
+    """The running app's :class:`GatewayContext` (inside a request or app context)."""
+    return current_app.extensions["gateway"]

@@ -1,0 +1,355 @@
+"""All of the gateway's own SQL against Postgres (rows come back as dicts: ``db.make_pool`` uses
+``dict_row``). Each function takes the pool (or, inside a caller's transaction, a connection),
+runs its statements on one connection and returns plain rows or values; a missing row is None or
+an empty list, never an exception, so the callers decide the HTTP answer. Who may see a course is
+one SQL condition, :data:`VISIBLE`. Tokens and session ids are stored by their SHA-256 only (the
+callers hash them: ``accounts.py``, ``auth.py``).
+
+The transcript and chapters (written by index) and the practice statistics (written by ask) are
+read here as the documented read model of those tables, until those services offer a read call;
+the practice questions themselves go through ``services.ask.examprep_store``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+#: the courses a viewer may see, as a condition on ``c`` (courses): public ones, all for an admin,
+#: their own (``owner_email``) and those they are a member of; params ``admin`` and ``email``
+VISIBLE = ("(c.visibility='public' OR %(admin)s OR lower(coalesce(c.owner_email,''))=%(email)s OR EXISTS "
+           "(SELECT 1 FROM course_members m WHERE m.course_id=c.id AND m.email=%(email)s))")
+
+
+class NumberTaken(Exception):
+    """Another lecture of the course has that number (the unique index refused the change)."""
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """Who reads: ``admin`` sees every course, ``email`` (lower-case, "" when anonymous) their own."""
+
+    admin: bool
+    email: str
+
+    def params(self) -> dict:
+        """The parameters of :data:`VISIBLE`."""
+        return {"admin": self.admin, "email": self.email}
+
+
+def ping(pool: ConnectionPool) -> None:
+    """One round trip (``SELECT 1``); raises ``psycopg.OperationalError`` when Postgres is down."""
+    with pool.connection() as conn:
+        conn.execute("SELECT 1")
+
+
+# -- courses and members ---------------------------------------------------------------------
+def visible_course(pool: ConnectionPool, course_id: str, viewer: Viewer) -> dict | None:
+    """``{"id", "title", "owner_email", "visibility", "assessment_mode"}`` of a course ``viewer``
+    may see, else None (unknown or private to others)."""
+    with pool.connection() as conn:
+        return conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, c.assessment_mode FROM courses c "
+                            f"WHERE c.id=%(cid)s AND {VISIBLE}", {**viewer.params(), "cid": course_id}).fetchone()
+
+
+def visible_courses(pool: ConnectionPool, viewer: Viewer) -> list[dict]:
+    """The courses ``viewer`` may see, oldest first, each with ``lecture_count``."""
+    with pool.connection() as conn:
+        return conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, count(l.id) AS lecture_count "
+                            f"FROM courses c LEFT JOIN lectures l ON l.course_id=c.id WHERE {VISIBLE} "
+                            "GROUP BY c.id ORDER BY c.created_at", viewer.params()).fetchall()
+
+
+def create_course(pool: ConnectionPool, course_id: str, title: str, owner_email: str, visibility: str) -> None:
+    """Inserts a course owned by ``owner_email``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO courses (id, title, owner_email, visibility) VALUES (%s,%s,%s,%s)",
+                     (course_id, title, owner_email, visibility))
+
+
+def update_course(pool: ConnectionPool, course_id, title: str, visibility: str, assessment_mode: bool) -> None:
+    """Sets a course's title, visibility and assessment mode."""
+    with pool.connection() as conn:
+        conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s WHERE id=%s",
+                     (title, visibility, assessment_mode, course_id))
+
+
+def add_member(pool: ConnectionPool, course_id, email: str) -> None:
+    """Makes ``email`` a member of the course (idempotent)."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO course_members (course_id, email) VALUES (%s,%s) ON CONFLICT DO NOTHING",
+                     (course_id, email))
+
+
+def members(pool: ConnectionPool, course_id) -> list[str]:
+    """The course's members' emails, sorted."""
+    with pool.connection() as conn:
+        rows = conn.execute("SELECT email FROM course_members WHERE course_id=%s ORDER BY email",
+                            (course_id,)).fetchall()
+    return [r["email"] for r in rows]
+
+
+def remove_member(pool: ConnectionPool, course_id, email: str) -> None:
+    """Removes a member (nothing when they are not one)."""
+    with pool.connection() as conn:
+        conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (course_id, email))
+
+
+# -- lectures, uploads, transcript -----------------------------------------------------------
+def lecture(pool: ConnectionPool, lecture_id: str) -> dict | None:
+    """The ``lectures`` row (every column), or None."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT * FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
+
+
+def lectures_of(pool: ConnectionPool, course_id) -> list[dict]:
+    """The course's ``lectures`` rows by number (then upload time)."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT * FROM lectures WHERE course_id=%s ORDER BY number, created_at",
+                            (course_id,)).fetchall()
+
+
+def lecture_in_course(pool: ConnectionPool, lecture_id: str, course_id) -> bool:
+    """True when lecture ``lecture_id`` (a UUID) belongs to the course."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT 1 FROM lectures WHERE id=%s AND course_id=%s",
+                            (lecture_id, course_id)).fetchone() is not None
+
+
+def rename_lecture(pool: ConnectionPool, lecture_id, title: str, number: int) -> dict | None:
+    """Sets title and number; the updated row, or None when the lecture is gone. Raises
+    :class:`NumberTaken` when another lecture of the course has ``number``."""
+    try:
+        with pool.connection() as conn:
+            return conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
+                                (title, number, lecture_id)).fetchone()
+    except psycopg.errors.UniqueViolation:
+        raise NumberTaken(number) from None
+
+
+def lecture_status(pool: ConnectionPool, lecture_id) -> dict | None:
+    """``{"status", "stage", "progress", "error"}`` of a lecture, or None once it is deleted."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
+                            (lecture_id,)).fetchone()
+
+
+def lecture_number(pool: ConnectionPool, lecture_id) -> int | None:
+    """A lecture's number, or None."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT number FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
+    return row["number"] if row else None
+
+
+def upload_course(pool: ConnectionPool, upload_id: str) -> str | None:
+    """The course id of a resumable upload, or None for an unknown upload."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT course_id FROM uploads WHERE id=%s", (upload_id,)).fetchone()
+    return str(row["course_id"]) if row else None
+
+
+def chapters(pool: ConnectionPool, lecture_id) -> list[dict]:
+    """The lecture's chapters in order: ``{"start_s", "end_s", "title", "bullets"}`` (seconds)."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT start_s, end_s, title, bullets FROM chapters WHERE lecture_id=%s ORDER BY idx",
+                            (lecture_id,)).fetchall()
+
+
+def transcript(pool: ConnectionPool, lecture_id) -> list[dict]:
+    """The lecture's sentences in order: ``{"start_s", "end_s", "text", "kind"}`` (seconds)."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT start_s, end_s, text, kind FROM sentences WHERE lecture_id=%s ORDER BY idx",
+                            (lecture_id,)).fetchall()
+
+
+# -- answers and feedback --------------------------------------------------------------------
+def answer_course(pool: ConnectionPool, answer_id: str) -> str | None:
+    """The course id of a recorded answer, or None."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT course_id FROM answers WHERE id=%s", (answer_id,)).fetchone()
+    return str(row["course_id"]) if row else None
+
+
+def rate_answer(pool: ConnectionPool, answer_id: str, rater: str, rating: str, comment: str | None) -> None:
+    """Records ``rater``'s rating of an answer, replacing their earlier one."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO feedback (answer_id, rater, rating, comment) VALUES (%s,%s,%s,%s) "
+                     "ON CONFLICT (answer_id, rater) DO UPDATE SET rating=EXCLUDED.rating, "
+                     "comment=EXCLUDED.comment, created_at=now()", (answer_id, rater, rating, comment))
+
+
+# -- role requests (read side; accounts.py files and decides them) ---------------------------
+def latest_role_request(pool: ConnectionPool, email: str) -> dict | None:
+    """The newest ``role_requests`` row of ``email``, or None."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT * FROM role_requests WHERE email=%s ORDER BY created_at DESC LIMIT 1",
+                            (email,)).fetchone()
+
+
+def pending_role_requests(pool: ConnectionPool) -> list[dict]:
+    """The pending ``role_requests`` rows, oldest first."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT * FROM role_requests WHERE status='pending' ORDER BY created_at").fetchall()
+
+
+# -- practice statistics (the questions themselves: services.ask.examprep_store) -------------
+def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict[str, list]]:
+    """For the questions: ``({id: {"n", "wrong"}}`` attempts and wrong ones, ``{id: [comment, ...]})``
+    of their reports (oldest first; a comment may be None). Two queries on ``conn``."""
+    stats = {x["q"]: x for x in conn.execute(
+        "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong "
+        "FROM quiz_attempts WHERE question_id = ANY(%s::uuid[]) GROUP BY question_id", (question_ids,)).fetchall()}
+    comments: dict[str, list] = {}
+    for c in conn.execute("SELECT question_id::text AS q, comment FROM quiz_reports "
+                          "WHERE question_id = ANY(%s::uuid[]) ORDER BY created_at", (question_ids,)).fetchall():
+        comments.setdefault(c["q"], []).append(c["comment"])
+    return stats, comments
+
+
+def last_generation(conn, lecture_id):
+    """When the lecture's practice set was last generated (a datetime), or None."""
+    return conn.execute("SELECT max(created_at) AS t FROM quiz_generations WHERE lecture_id=%s",
+                        (lecture_id,)).fetchone()["t"]
+
+
+# -- accounts: sign-in links, sessions, users, role requests (accounts.py) --------------------
+def save_login_token(pool: ConnectionPool, token_sha256: str, email: str, minutes: float) -> None:
+    """Stores a sign-in token (its hash) for ``email``, valid ``minutes``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO login_tokens (token_sha256, email, expires_at) "
+                     "VALUES (%s, %s, now() + make_interval(secs => %s))", (token_sha256, email, minutes * 60))
+
+
+def use_login_token(pool: ConnectionPool, token_sha256: str) -> str | None:
+    """Marks the token used and returns its email; None when unknown, expired or already used."""
+    with pool.connection() as conn:
+        row = conn.execute("UPDATE login_tokens SET used_at=now() WHERE token_sha256=%s AND used_at IS NULL "
+                           "AND expires_at > now() RETURNING email", (token_sha256,)).fetchone()
+    return row["email"] if row else None
+
+
+def ensure_user(pool: ConnectionPool, email: str, admin: bool) -> str:
+    """Creates the user (role student, or admin) if new, makes an ``admin`` one admin; returns the role."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO users (email, role) VALUES (%s, %s) ON CONFLICT (email) DO NOTHING",
+                     (email, "admin" if admin else "student"))
+        if admin:
+            conn.execute("UPDATE users SET role='admin' WHERE email=%s", (email,))
+        return conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()["role"]
+
+
+def save_session(pool: ConnectionPool, sid_sha256: str, email: str, csrf_token: str, days: float) -> None:
+    """Stores a web session (its id's hash) of ``email`` with its CSRF token, valid ``days``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO web_sessions (id_sha256, email, csrf_token, expires_at) "
+                     "VALUES (%s, %s, %s, now() + make_interval(secs => %s))",
+                     (sid_sha256, email, csrf_token, days * 86400))
+
+
+def session_user(pool: ConnectionPool, sid_sha256: str) -> dict | None:
+    """``{"email", "role", "csrf_token"}`` of a live session, else None."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT u.email, u.role, s.csrf_token FROM web_sessions s JOIN users u USING (email) "
+                            "WHERE s.id_sha256=%s AND s.expires_at > now()", (sid_sha256,)).fetchone()
+
+
+def delete_session(pool: ConnectionPool, sid_sha256: str) -> None:
+    """Deletes a web session (sign-out)."""
+    with pool.connection() as conn:
+        conn.execute("DELETE FROM web_sessions WHERE id_sha256=%s", (sid_sha256,))
+
+
+def file_role_request(pool: ConnectionPool, request_id: str, email: str, reason: str | None) -> dict:
+    """The pending ``role_requests`` row of ``email``, filed now (as ``request_id``) if there was none."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO users (email) VALUES (%s) ON CONFLICT DO NOTHING", (email,))
+        pending = "SELECT * FROM role_requests WHERE email=%s AND status='pending'"
+        return conn.execute(pending, (email,)).fetchone() or conn.execute(
+            "INSERT INTO role_requests (id, email, reason) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING RETURNING *",
+            (request_id, email, reason)).fetchone() or conn.execute(pending, (email,)).fetchone()
+
+
+def decide_role_request(pool: ConnectionPool, request_id: str, approve: bool, admin_email: str) -> dict | None:
+    """Approves (a student becomes an instructor) or denies a pending request, in one transaction;
+    the row, or None when there is no such pending request."""
+    with pool.connection() as conn:
+        with conn.transaction():
+            row = conn.execute("UPDATE role_requests SET status=%s, decided_by=%s, decided_at=now() "
+                               "WHERE id=%s AND status='pending' RETURNING *",
+                               ("approved" if approve else "denied", admin_email, request_id)).fetchone()
+            if row and approve:
+                conn.execute("UPDATE users SET role='instructor' WHERE email=%s AND role='student'", (row["email"],))
+    return row
+
+
+# -- API tokens (auth.py) and rate counters (limits.py) ---------------------------------------
+def save_api_token(pool: ConnectionPool, token_sha256: str, role: str, email: str) -> None:
+    """Stores an API token (its hash) of ``email`` with ``role``."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO api_tokens (token_sha256, role, email) VALUES (%s,%s,%s)",
+                     (token_sha256, role, email))
+
+
+def api_token(pool: ConnectionPool, token_sha256: str) -> dict | None:
+    """``{"role", "email"}`` of an API token, else None."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT role, email FROM api_tokens WHERE token_sha256=%s", (token_sha256,)).fetchone()
+
+
+def count_use(conn, key: str, window) -> int:
+    """Adds one to the ``(key, window start)`` counter (atomically: concurrent adds serialise on the
+    row) and returns the new count; inside the caller's transaction on ``conn``."""
+    return conn.execute("INSERT INTO rate_counters (key, window_start, n) VALUES (%s, %s, 1) "
+                        "ON CONFLICT (key, window_start) DO UPDATE SET n = rate_counters.n + 1 RETURNING n",
+                        (key, window)).fetchone()["n"]
+
+
+def forget_old_counts(conn) -> None:
+    """Deletes the counters of windows older than two days."""
+    conn.execute("DELETE FROM rate_counters WHERE window_start < now() - interval '2 days'")
+
+
+def uncount_uses(pool: ConnectionPool, rows) -> None:
+    """Takes one off each ``(key, window start)`` counter of ``rows`` (never below zero)."""
+    with pool.connection() as conn:
+        for key, window in rows:
+            conn.execute("UPDATE rate_counters SET n = n - 1 WHERE key=%s AND window_start=%s AND n > 0",
+                         (key, window))
+
+
+# -- insights (insights.py) -------------------------------------------------------------------
+def insight_rows(conn, course_id: str, lo, hi, start, end, *, max_questions: int, not_moments: tuple[str, ...]) -> dict:
+    """What the course's ``answers`` and ``feedback`` hold for the times ``lo`` ≤ t < ``hi``
+    (datetimes, UTC) and the days ``start``..``end``: ``totals`` {"n", "declined", "students"
+    (distinct askers, staff aside)}; ``questions`` (the newest ``max_questions``: a follow-up as its
+    rewritten question, and whether declined); ``thumbs_down`` (100 newest); ``moments`` (the 10
+    most-cited whole seconds of answers whose writer is not in ``not_moments``); ``days`` (questions
+    and declined ones per day, every day of the period)."""
+    args = (course_id, lo, hi)
+    where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s"
+    placeholders = ", ".join(["%s"] * len(not_moments))
+    return {
+        "totals": conn.execute(f"SELECT count(*) AS n, count(*) FILTER (WHERE declined) AS declined, count(DISTINCT "
+                               f"asker) FILTER (WHERE NOT staff) AS students FROM answers a WHERE {where}", args).fetchone(),
+        "questions": conn.execute(f"SELECT coalesce(nullif(rewritten_question, ''), question) AS question, declined "
+                                  f"FROM answers a WHERE {where} ORDER BY created_at DESC LIMIT %s",
+                                  (*args, max_questions)).fetchall(),
+        "thumbs_down": conn.execute(f"SELECT a.question, a.answer, f.comment, f.created_at FROM feedback f JOIN answers "
+                                    f"a ON a.id=f.answer_id WHERE f.rating='down' AND {where} "
+                                    f"ORDER BY f.created_at DESC LIMIT 100", args).fetchall(),
+        "moments": conn.execute(f"""
+            SELECT (c->>'lecture_id') AS lecture_id, floor((c->>'t_s')::numeric) AS t, count(*) AS n, l.number, l.title
+            FROM answers a CROSS JOIN LATERAL jsonb_array_elements(a.sentences) s
+                 CROSS JOIN LATERAL jsonb_array_elements(s->'citations') c
+                 JOIN lectures l ON l.id::text = c->>'lecture_id' AND l.course_id = a.course_id
+            WHERE {where} AND NOT a.declined AND coalesce(a.writer, '') NOT IN ({placeholders})
+            GROUP BY 1, 2, l.number, l.title ORDER BY n DESC, l.number, t LIMIT 10""", (*args, *not_moments)).fetchall(),
+        "days": conn.execute("""
+            SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
+            FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
+            LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
+                               AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
+            GROUP BY d ORDER BY d""", (start, end, course_id)).fetchall(),
+    }
