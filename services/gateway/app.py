@@ -43,6 +43,7 @@ from lecturecopilot.settings import get_settings
 
 from . import accounts, insights, limits, quiz_routes, schemas, security
 from .auth import principal_for
+from .routes import captions
 from .schemas import accepts
 
 log = logging.getLogger("services.gateway")
@@ -923,6 +924,7 @@ def create_app() -> Flask:
                               ask=ask, grpc_error=grpc_error)
     quiz_routes.install(app, pool, helpers, ApiError, settings)
     insights.install(app, pool, helpers, ApiError, settings)
+    app.register_blueprint(captions.blueprint(pool, lecture_row, ApiError))
     for endpoint, view in list(app.view_functions.items()):  # a lost connection costs no idempotent request
         app.view_functions[endpoint] = _retry_on_disconnect(view, endpoint in RETRIED_POSTS)
 

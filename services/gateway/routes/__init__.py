@@ -1,0 +1,1 @@
+"""The gateway's HTTP routes as Flask blueprints, one module per resource."""
