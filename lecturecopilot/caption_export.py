@@ -16,8 +16,8 @@ Pure functions, times in seconds. :func:`build_cues` turns sentences into cues, 
   space and the ends are trimmed. WebVTT escapes ``&``, ``<`` and ``>`` as character references
   (``-->`` is written ``--&gt;``), as the format requires, and players show the characters. SRT has
   no escapes, so its text is plain, except what a reader would take for markup or a cue timing:
-  ``<`` on a line with a later ``>`` (a tag) becomes ``&lt;`` and ``-->`` becomes ``--&gt;`` (SRT readers
-  that decode references, as VLC does, show the characters; a ``&`` stays as it is, "Q&A").
+  ``<`` on a line with a later ``>`` (a tag) becomes ``&lt;`` and ``-->`` becomes ``--&gt;``; a ``&``
+  stays as it is ("Q&A").
 """
 
 from __future__ import annotations
