@@ -15,9 +15,10 @@ Pure functions, times in seconds. :func:`build_cues` turns sentences into cues, 
 - **Text**: whitespace (line breaks, blank lines, runs of spaces, control characters) becomes one
   space and the ends are trimmed. WebVTT escapes ``&``, ``<`` and ``>`` as character references
   (``-->`` is written ``--&gt;``), as the format requires, and players show the characters. SRT has
-  no escapes, so its text is plain, except what a reader would take for markup or a cue timing:
-  ``<`` on a line with a later ``>`` (a tag) becomes ``&lt;`` and ``-->`` becomes ``--&gt;``; a ``&``
-  stays as it is ("Q&A").
+  no escapes, so its text is plain ("Q&A", "a --> b", "i < n" as they are: ffmpeg, hence mpv, shows
+  them so), except what a reader would take for markup or a cue start: ``<`` on a line with a later
+  ``>`` (a tag, which webvtt-py drops and players format) becomes ``&lt;``, and ``-->`` after a line of
+  only digits becomes ``--&gt;`` (ffmpeg shows these two references as written).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import re
 import textwrap
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 from .captions import Word
 
@@ -173,27 +174,32 @@ def build_cues(lines: Sequence[Line], words: Sequence[Word] = ()) -> list[Cue]:
     return sorted(out, key=lambda c: (c.start_s, c.slide))
 
 
-def _captions(cues: Sequence[Cue], escape) -> list:
+def _captions(cues: Sequence[Cue], escape: Callable[[str, str], str]) -> list:
     from webvtt import Caption
     from webvtt.models import Timestamp
 
     out = []
     for c in cues:
-        cap = Caption(text=[escape(x) for x in c.lines], settings=SLIDE_SETTINGS if c.slide else None)
+        text = [escape(x, before) for x, before in zip(c.lines, ("", *c.lines))]
+        cap = Caption(text=text, settings=SLIDE_SETTINGS if c.slide else None)
         cap.start_time, cap.end_time = Timestamp.from_seconds(c.start_s), Timestamp.from_seconds(c.end_s)
         out.append(cap)
     return out
 
 
-def vtt_escape(line: str) -> str:
-    """A line of cue text for WebVTT: ``&``, ``<``, ``>`` as ``&amp;``, ``&lt;``, ``&gt;``."""
+def vtt_escape(line: str, after: str = "") -> str:
+    """A line of cue text for WebVTT: ``&``, ``<``, ``>`` as ``&amp;``, ``&lt;``, ``&gt;`` (``after``:
+    the cue's line before, unused)."""
     return html.escape(line, quote=False)
 
 
-def srt_escape(line: str) -> str:
-    """A line of cue text for SRT: plain, but ``-->`` as ``--&gt;`` and, when a ``>`` follows a
-    ``<`` (which readers take for a tag), every ``<`` as ``&lt;``."""
-    line = line.replace("-->", "--&gt;")
+def srt_escape(line: str, after: str = "") -> str:
+    """A line of cue text for SRT, following the line ``after`` of the same cue: plain, but when
+    a ``>`` follows a ``<`` (which readers take for a tag) every ``<`` is ``&lt;``, and after a line
+    of only digits (which, followed by ``-->``, readers take for the next cue's number) ``-->`` is
+    ``--&gt;``."""
+    if after.strip().isdigit():
+        line = line.replace("-->", "--&gt;")
     lt = line.find("<")
     return line.replace("<", "&lt;") if lt >= 0 and ">" in line[lt:] else line
 

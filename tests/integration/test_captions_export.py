@@ -6,14 +6,46 @@ to non-members like its transcript; a lecture that is not ready is a 409."""
 from __future__ import annotations
 
 import html
+import json
+import subprocess
+from pathlib import Path
 
 import pytest
 import requests
 import webvtt
 
+from lecturecopilot.caption_export import Line, build_cues, to_srt, to_vtt
 from web_helpers import mint
 
 pytestmark = pytest.mark.slow
+
+
+def ffmpeg_cues(path: Path) -> list[tuple[int, int, str]]:
+    """The cues as ffmpeg reads them (its demuxers and decoders are what mpv and ffplay show):
+    (start ms, end ms, text with its line breaks), from ffprobe's packets and ffmpeg's ASS output."""
+    probe = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=time_base:packet=pts,duration",
+                                       "-of", "json", str(path)], capture_output=True, text=True, check=True).stdout)
+    assert probe["streams"][0]["time_base"] == "1/1000"
+    ass = subprocess.run(["ffmpeg", "-v", "error", "-i", str(path), "-f", "ass", "-"], capture_output=True, text=True,
+                         check=True).stdout
+    texts = [ln.split(",", 9)[9].replace("\\N", "\n") for ln in ass.splitlines() if ln.startswith("Dialogue:")]
+    assert len(texts) == len(probe["packets"])
+    return [(p["pts"], p["pts"] + p["duration"], t) for p, t in zip(probe["packets"], texts)]
+
+
+def test_ffmpeg_reads_both_files_with_the_same_times_and_text(tmp_path):
+    t0 = 3600 + 59 * 60 + 58.5  # past one hour, across two
+    cues = build_cues([Line(t0, t0 + 3.25, "Hashing & chaining: a --> b when i < n, said  twice."),
+                       Line(t0 + 0.5, t0 + 1.5, "Chaining: one list per bucket.", "slide"),
+                       Line(t0 + 4.0, t0 + 6.001, "Tags stay text in WebVTT: <b>x</b> & y.")])
+    (tmp_path / "c.vtt").write_text(to_vtt(cues))
+    (tmp_path / "c.srt").write_text(to_srt(cues))
+    want = [(round(c.start_s * 1000), round(c.end_s * 1000), "\n".join(c.lines)) for c in cues]
+    assert ffmpeg_cues(tmp_path / "c.vtt") == want
+    srt = ffmpeg_cues(tmp_path / "c.srt")
+    assert [x[:2] for x in srt] == [x[:2] for x in want]
+    assert srt[:2] == want[:2]  # plain SRT text ("&", "-->", "<") shows as it is
+    assert srt[2][2] == want[2][2].replace("<", "&lt;")  # a tag-like "<" is escaped (ffmpeg shows the reference)
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +74,9 @@ def test_vtt_and_srt_hold_the_transcript(stack, lecture, tmp_path):
         (tmp_path / f"c.{ext}").write_bytes(r.content)
         read[ext] = reader(str(tmp_path / f"c.{ext}"))
     vtt, srt = read["vtt"].captions, read["srt"].captions
+    for ext in ("vtt", "srt"):  # ffmpeg reads the same cue times as webvtt-py
+        assert [x[:2] for x in ffmpeg_cues(tmp_path / f"c.{ext}")] == [
+            (c.start_time.in_milliseconds(), c.end_time.in_milliseconds()) for c in read[ext].captions]
     assert len(vtt) == len(srt) >= len(speech)
     for a, b in zip(vtt, srt):  # the same cues in both formats, to the millisecond
         assert (a.start_time.in_milliseconds(), a.end_time.in_milliseconds()) == (

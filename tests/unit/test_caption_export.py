@@ -83,8 +83,18 @@ def test_text_that_needs_care_comes_back_as_it_was_said(tmp_path):
     (tmp_path / "c.srt").write_text(srt)
     _same(cues, webvtt.read(str(tmp_path / "c.vtt"), strict=True))
     _same(cues, webvtt.from_srt(str(tmp_path / "c.srt")), _srt_text)
-    # SRT stays plain where it can: "&" is written as is, only a tag-like "<" and "-->" are escaped
-    assert "& e" in srt and "&lt;b>" in srt and "--&gt; b" in srt
+    # SRT stays plain where it can: "&" and "-->" are written as they are, a tag-like "<" is escaped
+    assert "& e" in srt and "&lt;b>" in srt and "a --> b" in srt
+
+
+def test_srt_arrow_after_a_line_of_digits_is_not_read_as_the_next_cue(tmp_path):
+    cues = [Cue(1.0, 2.0, ("2024", "--> 00:00:05,000 is not a time")), Cue(3.0, 4.0, ("then",))]
+    srt = to_srt(cues)
+    assert "\n--&gt; 00:00:05,000" in srt
+    (tmp_path / "c.srt").write_text(srt)
+    _same(cues, webvtt.from_srt(str(tmp_path / "c.srt")), _srt_text)
+    (tmp_path / "c.vtt").write_text(to_vtt(cues))
+    _same(cues, webvtt.read(str(tmp_path / "c.vtt"), strict=True))
 
 
 def test_long_sentence_is_cut_at_word_times_into_short_cues():
