@@ -113,7 +113,8 @@ def test_private_course_is_invisible_to_non_members(stack, people, smtp_sink):
     ask = {"question": "What sits at the root of a max heap?"}
     reads = [("GET", f"/api/courses/{course}", None), ("GET", f"/api/lectures/{lecture}", None),
              ("GET", f"/api/lectures/{lecture}/transcript", None), ("GET", f"/api/lectures/{lecture}/video", None),
-             ("GET", f"/api/lectures/{lecture}/events", None),
+             ("GET", f"/api/lectures/{lecture}/events", None), ("GET", f"/api/lectures/{lecture}/captions.vtt", None),
+             ("GET", f"/api/lectures/{lecture}/captions.srt", None),
              ("POST", f"/api/courses/{course}/search", {"query": "heap"}), ("POST", f"/api/courses/{course}/ask", ask),
              ("PATCH", f"/api/courses/{course}", {"title": "x"}), ("DELETE", f"/api/lectures/{lecture}", None)]
     for who in (None, "student", "other"):

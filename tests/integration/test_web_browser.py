@@ -188,6 +188,14 @@ def test_transcript_follows_playback(stack, course, page):
     page.goto(f"{stack.base}/courses/{course['id']}?lecture={course['l2']}")
     page.wait_for_selector("#transcript li")
     page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
+    # the lecture's captions are the video's subtitles, shown by default, loaded and parsed by the browser
+    track = page.wait_for_function("""() => { const t = document.querySelector('#player track');
+        return t && t.readyState === 2 && t.track.cues.length > 0 &&
+          [t.kind, t.srclang, t.default, t.track.mode, t.getAttribute('src'),
+           [...t.track.cues].map((c) => c.text).join('\\n')]; }""",
+        timeout=15_000).json_value()
+    assert track[:5] == ["subtitles", "en", True, "showing", f"/api/lectures/{course['l2']}/captions.vtt"]
+    assert "priority queues" in track[5] and "[Slide] " in track[5]
     # the slides' text sits among the spoken lines, marked as slides, at the second each slide appears
     slides = page.query_selector_all("#transcript li.slide")
     assert slides and all(li.query_selector(".tag").inner_text().lower() == "slide" for li in slides)
@@ -301,6 +309,14 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     assert "Ready" in page.inner_text("#up-status")
     page.wait_for_selector("#mc-lectures tr .st-ready", timeout=10_000)
     assert "Sorting, uploaded" in page.inner_text("#mc-lectures")
+    # a ready lecture's captions can be downloaded in both formats
+    for ext, name, ctype in (("vtt", "WebVTT", "text/vtt"), ("srt", "SRT", "application/x-subrip")):
+        link = page.query_selector(f"#mc-lectures a[aria-label='Download the captions of lecture 3 as {name}']")
+        with page.expect_download() as got:
+            link.click()
+        assert got.value.suggested_filename == f"L3-Sorting-uploaded.{ext}"
+        assert Path(got.value.path()).read_text().strip()
+        assert page.request.get(stack.base + link.get_attribute("href")).headers["content-type"].startswith(ctype)
     page.screenshot(path=str(shots_dir(tmp_path) / "upload-desktop.png"), full_page=True)
     page.set_viewport_size(PHONE)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")

@@ -9,15 +9,16 @@
 | ``accounts`` | ``/api/me``, sign-in links, sessions, role requests, contact |
 | ``practice`` | practice questions (exam prep) |
 | ``insights`` | course insights for instructors |
+| ``captions`` | a lecture's captions as WebVTT and SubRip |
 """
 
 from __future__ import annotations
 
 from flask import Flask
 
-from . import accounts, answers, courses, insights, lectures, pages, practice
+from . import accounts, answers, captions, courses, insights, lectures, pages, practice
 
-BLUEPRINTS = (pages.bp, courses.bp, lectures.bp, answers.bp, accounts.bp, practice.bp, insights.bp)
+BLUEPRINTS = (pages.bp, courses.bp, lectures.bp, answers.bp, accounts.bp, practice.bp, insights.bp, captions.bp)
 
 
 def register(app: Flask) -> None:

@@ -178,6 +178,7 @@ function selectLecture(lecture, seekTo) {
   }
   if (changed) {
     player.src = `/api/lectures/${lecture.id}/video`;
+    setCaptionsTrack(player, lecture);
     loadStudy(lecture).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
       .catch(() => {});
     if (seekTo !== undefined) seekPlayer(seekTo);
@@ -185,6 +186,14 @@ function selectLecture(lecture, seekTo) {
     seekPlayer(seekTo);
     highlightTranscript(seekTo, "cited");
   }
+}
+
+function setCaptionsTrack(player, lecture) {
+  // the lecture's captions (WebVTT, made from its transcript) as the player's default subtitles
+  player.querySelectorAll("track").forEach((t) => t.remove());
+  if (lecture.status !== "ready") return;
+  player.append(el("track", { kind: "subtitles", srclang: "en", label: "English", default: "",
+    src: `/api/lectures/${lecture.id}/captions.vtt` }));
 }
 
 $("#player").addEventListener("timeupdate", () => {
@@ -965,6 +974,12 @@ function lectureRow(l, rerender) {
     await rerender();
   });
   actions.append(rename, del);
+  if (l.status === "ready") {
+    actions.prepend(el("span", { class: "captions small" }, "Captions ",
+      ...[["vtt", "WebVTT"], ["srt", "SRT"]].flatMap(([ext, name], i) => [i ? " · " : "",
+        el("a", { href: `/api/lectures/${l.id}/captions.${ext}`, download: "", text: ext.toUpperCase(),
+          "aria-label": `Download the captions of lecture ${l.number} as ${name}` })])));
+  }
   if (l.status === "failed") {
     const retry = el("button", { type: "button", class: "small-btn", text: "Retry", "aria-label": `Retry lecture ${l.number}` });
     retry.addEventListener("click", async () => {

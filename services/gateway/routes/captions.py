@@ -1,0 +1,54 @@
+"""Captions out: ``GET /api/lectures/{id}/captions.vtt`` and ``.srt`` (``lecturecopilot.caption_export``
+builds the files from the stored sentences and words).
+
+Who may read them is decided as for the transcript (``lecture_row``: 404 for a lecture whose course
+this request may not see, e.g. a private course to a non-member); a lecture that is not ``ready``
+is a 409 ``not_ready``.
+"""
+
+from __future__ import annotations
+
+from flask import Blueprint, Response
+
+from lecturecopilot import caption_export
+from lecturecopilot.captions import Word
+
+from .. import store
+from ..access import lecture_row
+from ..context import ctx
+from ..contract import returns
+from ..errors import ApiError
+
+bp = Blueprint("captions", __name__)
+
+CONTENT_TYPES = {"vtt": "text/vtt; charset=utf-8", "srt": "application/x-subrip; charset=utf-8"}
+
+
+def _captions(lecture_id: str, ext: str) -> Response:
+    """The captions file of a ready lecture as an attachment named after it; 404 as ``lecture_row``,
+    409 ``not_ready`` before the lecture is ready."""
+    r = lecture_row(lecture_id)
+    if r["status"] != "ready":
+        raise ApiError(409, "not_ready", f"The lecture's captions are made once it is ready (it is {r['status']}).")
+    sentences, words = store.caption_rows(ctx().pool, r["id"])
+    cues = caption_export.build_cues(
+        [caption_export.Line(s["start_s"], s["end_s"], s["text"], s["kind"]) for s in sentences],
+        [Word(w["start_s"], w["end_s"], w["word"]) for w in words])
+    body = caption_export.to_vtt(cues) if ext == "vtt" else caption_export.to_srt(cues)
+    name = caption_export.download_name(r["number"], r["title"], ext)
+    return Response(body, content_type=CONTENT_TYPES[ext],
+                    headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.get("/api/lectures/<lecture_id>/captions.vtt")
+@returns(None, 200, media="text/vtt", description="WebVTT: a cue per sentence, slides as `[Slide]` cues at the top")
+def captions_vtt(lecture_id: str) -> Response:
+    """The lecture's captions as WebVTT (``text/vtt``)."""
+    return _captions(lecture_id, "vtt")
+
+
+@bp.get("/api/lectures/<lecture_id>/captions.srt")
+@returns(None, 200, media="application/x-subrip", description="SubRip: the same cues as the WebVTT file")
+def captions_srt(lecture_id: str) -> Response:
+    """The lecture's captions as SubRip (``application/x-subrip``)."""
+    return _captions(lecture_id, "srt")
