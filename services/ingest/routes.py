@@ -20,11 +20,13 @@ BLUEPRINTS = (health, lectures, uploads)
 
 @health.get("/healthz")
 def healthz():
+    """Liveness: 200 ``{"ok": true}``."""
     return {"ok": True}
 
 
 @health.get("/readyz")
 def readyz():
+    """Readiness: 200 ``{"ok": true}`` once the app is built (its pool and publisher made)."""
     return {"ok": True}
 
 
