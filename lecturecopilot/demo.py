@@ -44,58 +44,88 @@ def demo_parts(data_dir: Path = DATA) -> list[Part]:
     return parts
 
 
+DEMO_COURSE = "MIT 6.006 Introduction to Algorithms (demo)"
+
+
 def run(settings: Settings) -> None:
-    """Runs the demo (see module docstring); leaves the stack running."""
+    """Runs the demo (see module docstring); leaves the stack running. Raises ``SystemExit`` when
+    processing or an answer fails, ``requests.HTTPError`` when the upload is refused."""
     t_all = time.time()
-    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo-piper.mp4"
-    if not video.exists():
-        print("Making the demo video (MIT 6.006 L4 narrated by Piper's neural voice + rendered slides)...")
-        res = synth_lecture(demo_parts(), video, voice=PIPER_VOICE)
-        print(f"  {video} ({res.duration_s:.0f} s)")
+    video = _demo_video(settings)
     token = stack.admin_token(settings)
     print("Starting the stack (embedded Postgres + NATS unless DATABASE_URL / NATS_URL are set)...")
     stack.up(settings)
     base = f"http://{settings.gateway_host}:{settings.gateway_port}"
     auth = {"Authorization": f"Bearer {token}"}
-    courses = requests.get(f"{base}/api/courses", timeout=10).json()["courses"]
-    course = next((c for c in courses if c["title"] == "MIT 6.006 Introduction to Algorithms (demo)"), None)
-    if course is None:
-        course = requests.post(f"{base}/api/courses", json={"title": "MIT 6.006 Introduction to Algorithms (demo)"},
-                               headers=auth, timeout=10).json()
+    course = _demo_course(base, auth)
     detail = requests.get(f"{base}/api/courses/{course['id']}", timeout=10).json()
-    lecture = next((l for l in detail["lectures"] if l["status"] == "ready"), None)
-    if lecture is None:
-        from .media import probe
+    if not any(l["status"] == "ready" for l in detail["lectures"]):
+        _upload_and_wait(settings, base, auth, course["id"], video)
+    latencies = _ask_questions(base, auth, course["id"])
+    print(f"\nAsk latency through the HTTP API (JSON, {len(latencies)} asks): "
+          f"p50 {statistics.median(latencies):.0f} ms")
+    print(f"\nOpen {base}/courses/{course['id']} — ask a question, click a chip to jump to the moment.")
+    print(f"Admin token (for the API): {token}   Stop everything with: make down   ({time.time() - t_all:.0f} s)")
 
-        duration = probe(video).duration_s
-        t0 = time.time()
-        with open(video, "rb") as f:
-            r = requests.post(f"{base}/api/courses/{course['id']}/lectures", headers=auth,
-                              files={"video": (video.name, f, "video/mp4")},
-                              data={"title": "Hashing (narrated excerpt)", "number": "4"}, timeout=600)
-        r.raise_for_status()
-        lecture_id = r.json()["lecture_id"]
-        print(f"Uploaded lecture {lecture_id}; processing with whisper '{settings.whisper_model}'...")
-        last = None
-        while True:
-            st = requests.get(f"{base}/api/lectures/{lecture_id}", timeout=10).json()
-            line = f"  {st['status']:<10} {st['stage']:<12} {st['progress'] * 100:5.1f}%"
-            if line != last:
-                print(line, flush=True)
-                last = line
-            if st["status"] in ("ready", "failed"):
-                break
-            time.sleep(1)
-        if st["status"] == "failed":
-            raise SystemExit(f"Processing failed: {st['error']}")
-        took = time.time() - t0
-        print(f"Ready: {duration:.0f} s of video in {took:.1f} s upload-to-ready "
-              f"(real-time factor {took / duration:.3f})")
+
+def _demo_video(settings: Settings) -> Path:
+    """The demo video under ``<data_dir>/demo/``, made (Piper voice + slides) when it is not there yet."""
+    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo-piper.mp4"
+    if not video.exists():
+        print("Making the demo video (MIT 6.006 L4 narrated by Piper's neural voice + rendered slides)...")
+        res = synth_lecture(demo_parts(), video, voice=PIPER_VOICE)
+        print(f"  {video} ({res.duration_s:.0f} s)")
+    return video
+
+
+def _demo_course(base: str, auth: dict) -> dict:
+    """The course titled :data:`DEMO_COURSE` (``{"id", ...}``), created when there is none."""
+    courses = requests.get(f"{base}/api/courses", timeout=10).json()["courses"]
+    course = next((c for c in courses if c["title"] == DEMO_COURSE), None)
+    if course is None:
+        course = requests.post(f"{base}/api/courses", json={"title": DEMO_COURSE}, headers=auth, timeout=10).json()
+    return course
+
+
+def _upload_and_wait(settings: Settings, base: str, auth: dict, course_id: str, video: Path) -> None:
+    """Uploads ``video`` as lecture 4 of the course through the public API, prints its progress
+    until it is ready, then the upload-to-ready time. Raises ``SystemExit`` when processing fails."""
+    from .media import probe
+
+    duration = probe(video).duration_s
+    t0 = time.time()
+    with open(video, "rb") as f:
+        r = requests.post(f"{base}/api/courses/{course_id}/lectures", headers=auth,
+                          files={"video": (video.name, f, "video/mp4")},
+                          data={"title": "Hashing (narrated excerpt)", "number": "4"}, timeout=600)
+    r.raise_for_status()
+    lecture_id = r.json()["lecture_id"]
+    print(f"Uploaded lecture {lecture_id}; processing with whisper '{settings.whisper_model}'...")
+    last = None
+    while True:
+        st = requests.get(f"{base}/api/lectures/{lecture_id}", timeout=10).json()
+        line = f"  {st['status']:<10} {st['stage']:<12} {st['progress'] * 100:5.1f}%"
+        if line != last:
+            print(line, flush=True)
+            last = line
+        if st["status"] in ("ready", "failed"):
+            break
+        time.sleep(1)
+    if st["status"] == "failed":
+        raise SystemExit(f"Processing failed: {st['error']}")
+    took = time.time() - t0
+    print(f"Ready: {duration:.0f} s of video in {took:.1f} s upload-to-ready "
+          f"(real-time factor {took / duration:.3f})")
+
+
+def _ask_questions(base: str, auth: dict, course_id: str) -> list[float]:
+    """Asks :data:`DEMO_QUESTIONS` (printing the cited answers), then the first one ten times more;
+    returns each ask's latency in milliseconds. Raises ``SystemExit`` when an answer fails."""
     latencies = []
     for q in DEMO_QUESTIONS:
         t0 = time.perf_counter()
         # asked as the operator (not rate-limited), so the demo leaves a visitor's daily questions alone
-        r = requests.post(f"{base}/api/courses/{course['id']}/ask", json={"question": q}, headers=auth, timeout=60)
+        r = requests.post(f"{base}/api/courses/{course_id}/ask", json={"question": q}, headers=auth, timeout=60)
         latencies.append((time.perf_counter() - t0) * 1000)
         if r.status_code != 200:
             raise SystemExit(f"Asking failed ({r.status_code}): {r.text[:300]}")
@@ -107,10 +137,7 @@ def run(settings: Settings) -> None:
             print(f"A: {s['text']}  [{', '.join(c['label'] for c in s['citations'])}]")
     for _ in range(10):
         t0 = time.perf_counter()
-        requests.post(f"{base}/api/courses/{course['id']}/ask", json={"question": DEMO_QUESTIONS[0]}, headers=auth,
+        requests.post(f"{base}/api/courses/{course_id}/ask", json={"question": DEMO_QUESTIONS[0]}, headers=auth,
                       timeout=60).raise_for_status()
         latencies.append((time.perf_counter() - t0) * 1000)
-    print(f"\nAsk latency through the HTTP API (JSON, {len(latencies)} asks): "
-          f"p50 {statistics.median(latencies):.0f} ms")
-    print(f"\nOpen {base}/courses/{course['id']} — ask a question, click a chip to jump to the moment.")
-    print(f"Admin token (for the API): {token}   Stop everything with: make down   ({time.time() - t_all:.0f} s)")
+    return latencies

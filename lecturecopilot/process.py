@@ -43,21 +43,12 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
     """Queues ``args.file`` for ``args.course`` (starting the stack if it is not running) and,
     unless ``--no-wait``, prints progress until ready. Returns the exit code: 0 ready/queued,
     1 failed or refused (the reason on stderr), 2 for a file that does not exist."""
-    from services.ingest.core import IngestError, Upload, ingest_lecture
-
     from . import bus, db, embedded, stack
-    from .storage import MediaStore
 
-    path = Path(args.file)
-    if not path.is_file():
-        print(f"error: {path} is not a file", file=sys.stderr)
-        return 2
-    captions = Path(args.captions) if args.captions else None
-    if captions is not None and not captions.is_file():
-        print(f"error: {captions} is not a file", file=sys.stderr)
-        return 2
-    if path.suffix.lower() not in VIDEO_SUFFIXES and captions is None:  # a captions file alone
-        path, captions = None, path
+    files = _input_files(args)
+    if isinstance(files, int):
+        return files
+    path, captions = files
     stack.up(settings, quiet=True)
     pool = db.make_pool(settings, max_size=2)
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas,
@@ -68,51 +59,85 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        files = []
-        try:
-            video = captions_up = None
-            if path is not None:
-                files.append(open(path, "rb"))
-                video = Upload(path.name, files[-1], path.stat().st_size)
-            if captions is not None:
-                files.append(open(captions, "rb"))
-                captions_up = Upload(captions.name, files[-1], captions.stat().st_size)
-            result = ingest_lecture(settings=settings, pool=pool, store=MediaStore.from_settings(settings),
-                                    publish=publisher.publish, course_id=course_id,
-                                    title=args.title or (path or captions).stem, number=args.number,
-                                    video=video, captions=captions_up, language=args.language)
-        except IngestError as e:
-            print(f"refused: {e}", file=sys.stderr)
-            if created:  # leave no empty course behind
-                with pool.connection() as conn:
-                    conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+        lecture_id = _queue(settings, pool, publisher.publish, args, path, captions, course_id, created)
+        if lecture_id is None:
             return 1
-        finally:
-            for f in files:
-                f.close()
-        lecture_id = result["lecture_id"]
         if created:
             print(f"created course {args.course!r} ({course_id})")
         print(f"queued lecture {lecture_id} in course {course_id}")
-        if args.no_wait:
-            return 0
-        t0, last = time.time(), None
-        while True:
-            with pool.connection() as conn:
-                r = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
-                                 (lecture_id,)).fetchone()
-            line = f"{r['stage']:<12} {100 * r['progress']:5.1f}%"
-            if line != last:
-                print(f"  {time.time() - t0:6.1f} s  {line}", flush=True)
-                last = line
-            if r["status"] == "ready":
-                print(f"ready in {time.time() - t0:.1f} s: "
-                      f"http://{settings.gateway_host}:{settings.gateway_port}/courses/{course_id}")
-                return 0
-            if r["status"] == "failed":
-                print(f"failed: {r['error']}", file=sys.stderr)
-                return 1
-            time.sleep(0.5)
+        return 0 if args.no_wait else _follow(settings, pool, lecture_id, course_id)
     finally:
         publisher.close()
         pool.close()
+
+
+def _input_files(args: argparse.Namespace) -> tuple[Path | None, Path | None] | int:
+    """``(video, captions)`` paths of the command line (a captions file alone is ``(None, it)``),
+    or the exit code 2 (after saying why on stderr) when one is not a file."""
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"error: {path} is not a file", file=sys.stderr)
+        return 2
+    captions = Path(args.captions) if args.captions else None
+    if captions is not None and not captions.is_file():
+        print(f"error: {captions} is not a file", file=sys.stderr)
+        return 2
+    if path.suffix.lower() not in VIDEO_SUFFIXES and captions is None:  # a captions file alone
+        path, captions = None, path
+    return path, captions
+
+
+def _queue(settings: Settings, pool, publish, args: argparse.Namespace, path: Path | None, captions: Path | None,
+           course_id: str, created: bool) -> str | None:
+    """Runs the files through ingest's own checks and queues the lecture; returns its id, or None
+    when ingest refused it (the reason on stderr; a course this run ``created`` is removed again)."""
+    from services.ingest.core import IngestError, Upload, ingest_lecture
+    from services.ingest.store import IngestStore
+
+    from .storage import MediaStore
+
+    files = []
+    try:
+        video = captions_up = None
+        if path is not None:
+            files.append(open(path, "rb"))
+            video = Upload(path.name, files[-1], path.stat().st_size)
+        if captions is not None:
+            files.append(open(captions, "rb"))
+            captions_up = Upload(captions.name, files[-1], captions.stat().st_size)
+        result = ingest_lecture(settings=settings, records=IngestStore(pool), store=MediaStore.from_settings(settings),
+                                publish=publish, course_id=course_id,
+                                title=args.title or (path or captions).stem, number=args.number,
+                                video=video, captions=captions_up, language=args.language)
+    except IngestError as e:
+        print(f"refused: {e}", file=sys.stderr)
+        if created:  # leave no empty course behind
+            with pool.connection() as conn:
+                conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+        return None
+    finally:
+        for f in files:
+            f.close()
+    return result["lecture_id"]
+
+
+def _follow(settings: Settings, pool, lecture_id: str, course_id: str) -> int:
+    """Prints the lecture's stage and progress (every 0.5 s, when it changes) until it is ready
+    (returns 0, after its URL) or failed (returns 1, the reason on stderr)."""
+    t0, last = time.time(), None
+    while True:
+        with pool.connection() as conn:
+            r = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
+                             (lecture_id,)).fetchone()
+        line = f"{r['stage']:<12} {100 * r['progress']:5.1f}%"
+        if line != last:
+            print(f"  {time.time() - t0:6.1f} s  {line}", flush=True)
+            last = line
+        if r["status"] == "ready":
+            print(f"ready in {time.time() - t0:.1f} s: "
+                  f"http://{settings.gateway_host}:{settings.gateway_port}/courses/{course_id}")
+            return 0
+        if r["status"] == "failed":
+            print(f"failed: {r['error']}", file=sys.stderr)
+            return 1
+        time.sleep(0.5)

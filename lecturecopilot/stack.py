@@ -226,29 +226,11 @@ class Ephemeral:
         raise TimeoutError(f"lecture {lecture_id} not ready after {timeout_s} s: {st}")
 
 
-
-@contextmanager
-def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict | None = None):
-    """Starts a whole stack in ``data_dir`` on free ports and yields an :class:`Ephemeral`.
-
-    Uses the machine's Postgres (127.0.0.1:5432, a new database, dropped afterwards) and NATS
-    (127.0.0.1:4222, its own stream) when they answer, else embedded ones; ``LC_TEST_NATS=embedded``
-    forces an embedded nats-server on a free port, so two test sessions can run side by side
-    (sessions sharing the machine's NATS drop each other's ``lecture.*`` streams). Restores the
-    environment and stops everything on exit, also when the process gets SIGTERM (``kill``, a CI
-    time-out): left running, its services would keep consuming the next session's events.
-    """
-    import asyncio
-    import secrets
-    import uuid
-
-    import psycopg
-
-    admin_token = "lc_test_" + secrets.token_urlsafe(12)
-    dbname = f"lc_test_{uuid.uuid4().hex[:10]}"
-    admin_url = None
+def _test_env(data_dir: Path, whisper_model: str, admin_token: str, extra_env: dict | None) -> dict[str, str]:
+    """The environment of an ephemeral stack: its data dir, stream, free ports, test-sized limits,
+    then ``extra_env``."""
     gateway_port = _free_port()
-    env = {
+    return {
         "LC_DATA_DIR": str(data_dir), "LC_STREAM": "LC_TEST", "LC_WHISPER_MODEL": whisper_model,
         "LC_ADMIN_TOKEN": admin_token, "LC_GATEWAY_PORT": str(gateway_port),
         "LC_PUBLIC_URL": f"http://127.0.0.1:{gateway_port}", "LC_INGEST_PORT": str(_free_port()),
@@ -263,6 +245,15 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         "LC_UPLOAD_RELAYS_MAX": "16",
         **(extra_env or {}),
     }
+
+
+def _machine_stores(env: dict[str, str], dbname: str) -> str | None:
+    """Points ``env`` at the machine's Postgres (a new database ``dbname``, created here) and NATS
+    when they answer on 127.0.0.1 (NATS not with ``LC_TEST_NATS=embedded``); returns the admin URL
+    of that Postgres (to drop the database afterwards), or None when the embedded one is used."""
+    import psycopg
+
+    admin_url = None
     if _reachable("127.0.0.1", 5432):
         admin_url = "postgresql://postgres@127.0.0.1:5432/postgres"
         with psycopg.connect(admin_url, autocommit=True) as c:
@@ -270,17 +261,17 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
         env["DATABASE_URL"] = f"postgresql://postgres@127.0.0.1:5432/{dbname}"
     if "NATS_URL" not in env and os.environ.get("LC_TEST_NATS") != "embedded" and _reachable("127.0.0.1", 4222):
         env["NATS_URL"] = "nats://127.0.0.1:4222"
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    settings = Settings()
-    settings.data_dir = settings.data_dir.resolve()
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    nats_url = embedded.nats_url(settings)
-    asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
-    import threading
+    return admin_url
+
+
+def _stopper(settings: Settings, env: dict[str, str], nats_url: str, admin_url: str | None, dbname: str):
+    """A function that stops the services and drops the stream and the database (any order of
+    calls, once)."""
+    import asyncio
+
+    import psycopg
 
     def stop_stack() -> None:
-        """Stops the services and drops the stream and the database (any order of calls, once)."""
         if getattr(stop_stack, "done", False):
             return
         stop_stack.done = True
@@ -294,7 +285,15 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
             with psycopg.connect(admin_url, autocommit=True) as c:
                 c.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
 
-    def on_sigterm(signum, frame):  # stop the stack, then die of the signal as the process would have
+    return stop_stack
+
+
+def _stop_on_sigterm(stop_stack):
+    """In the main thread, installs a SIGTERM handler that runs ``stop_stack`` and then dies of the
+    signal as the process would have; returns the previous handler (None: nothing installed)."""
+    import threading
+
+    def on_sigterm(signum, frame):
         try:
             stop_stack()
         finally:
@@ -304,6 +303,38 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, on_sigterm)
+    return previous
+
+
+@contextmanager
+def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict | None = None):
+    """Starts a whole stack in ``data_dir`` on free ports and yields an :class:`Ephemeral`.
+
+    Uses the machine's Postgres (127.0.0.1:5432, a new database, dropped afterwards) and NATS
+    (127.0.0.1:4222, its own stream) when they answer, else embedded ones; ``LC_TEST_NATS=embedded``
+    forces an embedded nats-server on a free port, so two test sessions can run side by side
+    (sessions sharing the machine's NATS drop each other's ``lecture.*`` streams). Restores the
+    environment and stops everything on exit, also when the process gets SIGTERM (``kill``, a CI
+    time-out): left running, its services would keep consuming the next session's events.
+    Raises ``RuntimeError`` when a service does not come up (see :func:`up`).
+    """
+    import asyncio
+    import secrets
+    import uuid
+
+    admin_token = "lc_test_" + secrets.token_urlsafe(12)
+    dbname = f"lc_test_{uuid.uuid4().hex[:10]}"
+    env = _test_env(data_dir, whisper_model, admin_token, extra_env)
+    admin_url = _machine_stores(env, dbname)
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    settings = Settings()
+    settings.data_dir = settings.data_dir.resolve()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    nats_url = embedded.nats_url(settings)
+    asyncio.run(_drop_lecture_streams(nats_url, settings.stream))
+    stop_stack = _stopper(settings, env, nats_url, admin_url, dbname)
+    previous = _stop_on_sigterm(stop_stack)
     try:
         up(settings, quiet=True, timeout_s=240)
         yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)

@@ -1,4 +1,8 @@
-"""Ingest without HTTP: check an upload, store it, register the lecture, publish ``lecture.uploaded``."""
+"""Ingest without HTTP: check an upload, store it, register the lecture, publish ``lecture.uploaded``.
+
+The use cases take their stores as arguments: ``records`` (:class:`~.store.IngestStore`, every
+row) and ``store`` (:class:`~lecturecopilot.storage.MediaStore`, the files).
+"""
 
 from __future__ import annotations
 
@@ -13,16 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
-from psycopg_pool import ConnectionPool
-
 from lecturecopilot import bus, media
 from lecturecopilot.captions import parse_captions
-from lecturecopilot.db import retry_on_disconnect
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.labels import clock
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 from lecturecopilot.text import TextError, check_filename, check_text
+
+from .store import IngestStore
 
 log = logging.getLogger(__name__)
 
@@ -132,16 +135,13 @@ def check_title(title, filename: str) -> str:
         raise IngestError(f"{e}{why}", code="invalid_title") from None
 
 
-@retry_on_disconnect
-def check_course_and_number(pool: ConnectionPool, course_id: str, number: int | None) -> None:
+def check_course_and_number(records: IngestStore, course_id: str, number: int | None) -> None:
     """Raises :class:`IngestError` 404 when the course does not exist, 409 ``number_taken`` when
     it already has a lecture ``number``."""
-    with pool.connection() as conn:
-        if conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is None:
-            raise IngestError("Unknown course.", status=404, code="not_found")
-        if number is not None and conn.execute(
-                "SELECT 1 FROM lectures WHERE course_id=%s AND number=%s", (course_id, number)).fetchone():
-            raise number_taken(number)
+    if not records.course_exists(course_id):
+        raise IngestError("Unknown course.", status=404, code="not_found")
+    if number is not None and records.number_in_use(course_id, number):
+        raise number_taken(number)
 
 
 def number_taken(number: int) -> IngestError:
@@ -150,7 +150,7 @@ def number_taken(number: int) -> IngestError:
                        "(citations name lectures by number).", status=409, code="number_taken")
 
 
-def check_upload(*, pool: ConnectionPool, course_id: str, title, number: int | None, video_name: str | None,
+def check_upload(*, records: IngestStore, course_id: str, title, number: int | None, video_name: str | None,
                  captions_name: str | None, language: str = "") -> tuple[str, str, str | None, str | None]:
     """Every check an upload's declared metadata must pass, made before any byte is kept (at the
     start of a resumable upload too): the course exists, the file names are plain and of an
@@ -167,11 +167,11 @@ def check_upload(*, pool: ConnectionPool, course_id: str, title, number: int | N
     title = check_title(title, video_name or captions_name)
     if language and not (isinstance(language, str) and LANGUAGE.fullmatch(language)):
         raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
-    check_course_and_number(pool, course_id, number)
+    check_course_and_number(records, course_id, number)
     return course_id, title, video_name, captions_name
 
 
-def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
+def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStore,
                    publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
                    video: Upload | None, captions: Upload | None, language: str = "",
                    lecture_id: str | None = None) -> dict:
@@ -183,7 +183,7 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
     unknown course, no file, empty file, wrong type, bad title, taken number, no audio,
     unreadable, too long/large; 503 when the queue is unavailable.
     """
-    course_id, title, vname, cname = check_upload(pool=pool, course_id=course_id, title=title, number=number,
+    course_id, title, vname, cname = check_upload(records=records, course_id=course_id, title=title, number=number,
                                                   video_name=video and video.filename,
                                                   captions_name=captions and captions.filename, language=language)
     for up, name in ((video, vname), (captions, cname)):
@@ -209,10 +209,10 @@ def ingest_lecture(*, settings: Settings, pool: ConnectionPool, store: MediaStor
             media_uri, duration = store.uri(path), info.duration_s
         if captions is not None:
             captions_uri, duration = _store_captions(settings, store, captions, folder, duration)
-        number = _register(pool, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
+        number = _register(records, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
                            duration=duration, media_uri=media_uri, captions_uri=captions_uri, info=info,
                            language=language)
-        publish_uploaded(pool, publish, ev.LectureUploaded(
+        publish_uploaded(records, publish, ev.LectureUploaded(
             lecture_id=lecture_id, course_id=course_id, media_uri=media_uri, captions_uri=captions_uri, title=title,
             number=number, duration_s=duration, language=language or ""), forget_on_failure=True)
     except BaseException:
@@ -243,7 +243,7 @@ def _store_captions(settings: Settings, store: MediaStore, captions: Upload, fol
     return store.uri(cpath), duration or last_s
 
 
-def publish_uploaded(pool: ConnectionPool, publish: Callable[[str, bytes, str], None], event: ev.LectureUploaded,
+def publish_uploaded(records: IngestStore, publish: Callable[[str, bytes, str], None], event: ev.LectureUploaded,
                      *, forget_on_failure: bool = False) -> None:
     """Publishes ``lecture.uploaded`` for a registered lecture with the idempotency key of its
     first generation (JetStream and the consumers drop a repeat). When the queue is unavailable
@@ -253,8 +253,7 @@ def publish_uploaded(pool: ConnectionPool, publish: Callable[[str, bytes, str], 
     except Exception as e:
         log.warning("publishing lecture.uploaded for %s failed: %s", event.lecture_id, e)
         if forget_on_failure:
-            with pool.connection() as conn:
-                conn.execute("DELETE FROM lectures WHERE id=%s", (event.lecture_id,))
+            records.forget_lecture(event.lecture_id)
         raise IngestError("The processing queue is unavailable; try again shortly.", status=503,
                           code="queue_unavailable") from e
 
@@ -271,55 +270,26 @@ def uploaded_event(row: dict) -> ev.LectureUploaded:
 NUMBER_TRIES = 50  # next-free-number attempts when concurrent uploads keep taking the one just read
 
 
-def register_lecture(pool: ConnectionPool, row: dict, number: int | None) -> int:
-    """Inserts the lecture ``row`` (``id``, ``course_id``, ``title``, ``duration_s``, ``media_path``,
-    ``captions_path``, ``media_info``, ``language``) as ``queued`` and returns its number.
-
-    A number is used once per course (``lectures_course_number``, a unique index: concurrent uploads
-    are decided by Postgres, not by a check before the insert). With ``number``, a taken one raises
-    :class:`IngestError` 409 ``number_taken``; without, the lecture gets the course's highest number
-    + 1, read again and retried when another upload took it first (at most ``NUMBER_TRIES`` times,
-    then 409 too)."""
-    sql = ("INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
-           "captions_path, media_info, language) SELECT %(id)s::uuid, %(course_id)s::uuid, {number}, %(title)s::text, "
-           "'queued', 'queued', %(duration_s)s::float8, %(media_path)s::text, %(captions_path)s::text, "
-           "%(media_info)s::jsonb, %(language)s::text {source} "
-           "ON CONFLICT (course_id, number) DO NOTHING RETURNING number")
-    if number is not None:
-        query, args = sql.format(number="%(number)s::int", source=""), {**row, "number": number}
-    else:
-        query, args = sql.format(number="coalesce(max(number), 0) + 1",
-                                 source="FROM lectures WHERE course_id = %(course_id)s::uuid"), row
-    with pool.connection() as conn:
-        for _ in range(1 if number is not None else NUMBER_TRIES):
-            # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
-            # concurrent insert of the same number to commit or roll back
-            got = conn.execute(query, args).fetchone()
-            conn.commit()
-            if got is not None:
-                return got["number"]
-    raise number_taken(number) if number is not None else IngestError(
-        "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")
-
-
-@retry_on_disconnect
-def _register(pool: ConnectionPool, *, lecture_id: str, course_id: str, number: int | None, title: str,
+def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: int | None, title: str,
               duration: float, media_uri: str, captions_uri: str, info, language: str) -> int:
-    """Registers the lecture (:func:`register_lecture`) and returns its number. A lecture with this id
-    already there (a repeat after a lost connection, or a resumable upload's finish run again) is left
-    as it is and its number returned."""
-    with pool.connection() as conn:
-        row = conn.execute("SELECT number FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
-    if row is not None:
-        return row["number"]
-    return register_lecture(pool, {
+    """Registers the lecture as ``queued`` (:meth:`~.store.IngestStore.register_lecture`) and
+    returns its number. A lecture with this id already there (a repeat after a lost connection, or
+    a resumable upload's finish run again) is left as it is and its number returned. Without
+    ``number``, the lecture gets the course's next one (tried :data:`NUMBER_TRIES` times under
+    concurrent uploads). Raises :class:`IngestError` 409 ``number_taken``."""
+    got = records.register_lecture({
         "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
         "media_path": str(MediaStore.path_of(media_uri)) if media_uri else None,
         "captions_path": str(MediaStore.path_of(captions_uri)) if captions_uri else None,
-        "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None}, number)
+        "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
+        number, tries=NUMBER_TRIES)
+    if got is None:
+        raise number_taken(number) if number is not None else IngestError(
+            "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")
+    return got
 
 
-def retry_lecture(*, pool: ConnectionPool, publish: Callable[[str, bytes, str], None], lecture_id: str) -> dict:
+def retry_lecture(*, records: IngestStore, publish: Callable[[str, bytes, str], None], lecture_id: str) -> dict:
     """Re-queues a failed lecture through the upload path: bumps its ``generation``, resets it to
     ``queued`` and publishes ``lecture.uploaded`` again with the idempotency key of the new
     generation (so JetStream and the consumers treat it as a new run). Returns
@@ -330,42 +300,38 @@ def retry_lecture(*, pool: ConnectionPool, publish: Callable[[str, bytes, str], 
         lecture_id = str(uuid.UUID(lecture_id))
     except ValueError:
         raise IngestError("Unknown lecture.", status=404, code="not_found") from None
-    with pool.connection() as conn:
-        row = conn.execute(
-            "UPDATE lectures SET generation=generation+1, status='queued', stage='queued', progress=0, error=NULL, "
-            "updated_at=now() WHERE id=%s AND status='failed' RETURNING *", (lecture_id,)).fetchone()
-        if row is None:
-            if conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is None:
-                raise IngestError("Unknown lecture.", status=404, code="not_found")
-            raise IngestError("Only a failed lecture can be retried.", status=409, code="not_failed")
+    row = records.requeue_failed(lecture_id)
+    if row is None:
+        if records.lecture(lecture_id) is None:
+            raise IngestError("Unknown lecture.", status=404, code="not_found")
+        raise IngestError("Only a failed lecture can be retried.", status=409, code="not_failed")
     event = uploaded_event(row)
     try:
         publish(bus.UPLOADED, event.SerializeToString(), bus.msg_id(bus.UPLOADED, lecture_id, row["generation"]))
     except Exception as e:
-        with pool.connection() as conn:
-            conn.execute("UPDATE lectures SET status='failed', stage='failed', error=%s WHERE id=%s",
-                         (f"Could not re-queue: {e}", lecture_id))
+        records.mark_failed(lecture_id, f"Could not re-queue: {e}")
         raise IngestError(f"The processing queue is unavailable; try again shortly ({e}).", status=503,
                           code="queue_unavailable") from e
     log.info("re-queued lecture %s (generation %s)", lecture_id, row["generation"])
     return {"lecture_id": lecture_id, "status": "queued"}
 
 
-def delete_lectures(*, pool: ConnectionPool, store: MediaStore, lecture_ids: list[str], course_id: str | None = None) -> int:
+def delete_lectures(*, records: IngestStore, store: MediaStore, lecture_ids: list[str],
+                    course_id: str | None = None) -> int:
     """Deletes lectures (their rows, and by cascade transcript, segments, chapters) and their media
     folders; with ``course_id``, the course row too (and by cascade its answers). The ask
     service's search index drops a lecture's points at its next sync with Postgres (the row is
     gone), and workers drop in-flight events of a deleted lecture. Returns the lectures deleted."""
-    uploads: list[str] = []
-    with pool.connection() as conn:
-        with conn.transaction():
-            n = conn.execute("DELETE FROM lectures WHERE id = ANY(%s::uuid[])", (lecture_ids,)).rowcount
-            if course_id is not None:
-                uploads = [str(r["id"]) for r in conn.execute("SELECT id FROM uploads WHERE course_id=%s",
-                                                              (course_id,)).fetchall()]
-                conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+    n, uploads = records.delete_lectures(lecture_ids, course_id)
     for lid in lecture_ids:
         store.delete_lecture(lid)
     for uid in uploads:  # resumable uploads still receiving: their bytes go with the course
         (store.root / "uploads" / f"{uid}.part").unlink(missing_ok=True)
     return n
+
+
+def delete_course(*, records: IngestStore, store: MediaStore, course_id: str) -> int:
+    """Deletes the course with its lectures, their media and its resumable uploads' bytes (see
+    :func:`delete_lectures`). Returns the lectures deleted."""
+    return delete_lectures(records=records, store=store, lecture_ids=records.course_lecture_ids(course_id),
+                           course_id=course_id)

@@ -12,7 +12,7 @@ An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``
 2. :func:`put_chunk` appends one chunk ``bytes first-last/size``. A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
    to resume. One writer per upload: the chunk is written under an exclusive lock of the
-   ``.part`` file (:func:`_locked_part`); no database connection or transaction is held while the
+   ``.part`` file (:func:`.partfiles.locked_part`); no database connection or transaction is held while the
    bytes stream. A chunk
    that does not arrive whole (cut off, too short or long, past its time bound) is discarded: the
    offset stays where it was.
@@ -29,49 +29,38 @@ An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``
    ``expired`` and removes its bytes, and removes ``.part`` files no open upload owns.
 
 :func:`upload_status` gives the offset to resume from (for a client that lost its connection).
+
+This module is the state machine and its policy; the rows are :class:`~.store.IngestStore`'s, the
+bytes and their lock :mod:`.partfiles`'.
 """
 
 from __future__ import annotations
 
-import errno
-import fcntl
-import json
 import logging
 import os
 import shutil
-import threading
 import time
 import uuid
-from contextlib import contextmanager
 from datetime import timedelta
-from pathlib import Path
-from typing import BinaryIO, Callable, Iterator
+from typing import BinaryIO, Callable
 
-from psycopg_pool import ConnectionPool
 from werkzeug.http import parse_content_range_header
 
-from lecturecopilot import media
-from lecturecopilot.db import retry_on_disconnect
-from lecturecopilot.httpserve import BodyTimeout
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import IngestError, Upload, check_upload, ingest_lecture, no_room, publish_uploaded, uploaded_event
+from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .partfiles import Busy, locked_part, offset, part_files, part_path, receive
+from .store import IngestStore
 
 log = logging.getLogger(__name__)
 
-CHUNK_READ = 1024 * 1024
 OPEN = ("receiving", "finishing")
 # uuid5 namespace of the lecture ids of resumable uploads (any fixed UUID; this one was drawn once)
 LECTURE_NAMESPACE = uuid.UUID("6f1b1f0e-4c35-4c8e-9d7a-2f0c9a1e5b42")
 ORPHAN_GRACE_S = 60.0  # a .part file is created just before its row: younger ones are never orphans
-_START_LOCK = 72_002  # pg_advisory_xact_lock key: one start at a time counts open uploads and room
 
 Publish = Callable[[str, bytes, str], None]
-
-
-class _Busy(Exception):
-    """Another request or process holds the upload's lock."""
 
 
 def lecture_id_of(upload_id: str) -> str:
@@ -84,91 +73,29 @@ def sweep_interval_s(settings: Settings) -> float:
     return max(1.0, min(60.0, settings.upload_idle_s / 4))
 
 
-def _part_path(store: MediaStore, upload_id: str) -> Path:
-    d = store.root / "uploads"
-    d.mkdir(parents=True, exist_ok=True)
-    return d / f"{upload_id}.part"
-
-
-_held_here: set[str] = set()  # uploads locked by this process (see _locked_part)
-_held_guard = threading.Lock()
-
-
-@contextmanager
-def _locked_part(store: MediaStore, upload_id: str) -> Iterator[BinaryIO | None]:
-    """The upload's ``.part`` file, open for writing and exclusively locked while the block runs;
-    None when there is no such file. Raises :class:`_Busy` when another holds it. The lock is an
-    ``flock`` of the file (between processes, also on another host of a shared store: NFS and
-    CephFS lock it for every client; the kernel drops it when its process dies) plus a set of the
-    uploads this process holds (between its threads: on NFS an ``flock`` is a POSIX lock, which
-    one process's threads share)."""
-    with _held_guard:
-        if upload_id in _held_here:
-            raise _Busy
-        _held_here.add(upload_id)
-    try:
-        try:
-            fd = os.open(_part_path(store, upload_id), os.O_RDWR)
-        except FileNotFoundError:
-            yield None
-            return
-        with os.fdopen(fd, "r+b") as f:  # closing releases the lock
-            try:
-                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                raise _Busy from None
-            yield f
-    finally:
-        with _held_guard:
-            _held_here.discard(upload_id)
-
-
-@retry_on_disconnect
-def _row(pool: ConnectionPool, settings: Settings, upload_id: str) -> dict:
+def _row(records: IngestStore, settings: Settings, upload_id: str) -> dict:
+    """The upload's row (with ``idle``); :class:`IngestError` 404 for an unknown or malformed id."""
     try:
         upload_id = str(uuid.UUID(upload_id))
     except (ValueError, TypeError):
         raise IngestError("Unknown upload.", status=404, code="not_found") from None
-    with pool.connection() as conn:
-        row = conn.execute("SELECT *, state='receiving' AND active_at < now() - make_interval(secs => %s) AS idle "
-                           "FROM uploads WHERE id=%s", (settings.upload_idle_s, upload_id)).fetchone()
+    row = records.upload(upload_id, settings.upload_idle_s)
     if row is None:
         raise IngestError("Unknown upload.", status=404, code="not_found")
     return row
 
 
-@retry_on_disconnect
-def _set_state(pool: ConnectionPool, upload_id: str, state: str, *, frm: tuple[str, ...], error: str | None = None,
-               lecture_id: str | None = None) -> bool:
-    """Moves the upload to ``state`` if it is in one of ``frm``; True when it moved."""
-    with pool.connection() as conn:
-        return conn.execute("UPDATE uploads SET state=%s, error=%s, lecture_id=coalesce(%s, lecture_id) "
-                            "WHERE id=%s AND state = ANY(%s) RETURNING id",
-                            (state, error, lecture_id, upload_id, list(frm))).fetchone() is not None
-
-
-@retry_on_disconnect
-def _touch(pool: ConnectionPool, upload_id: str) -> None:
-    with pool.connection() as conn:
-        conn.execute("UPDATE uploads SET active_at=now() WHERE id=%s", (upload_id,))
-
-
-def _offset(store: MediaStore, row: dict) -> int:
-    part = _part_path(store, str(row["id"]))
-    if part.exists():
-        return part.stat().st_size
-    return row["size"] if row["state"] in ("finishing", "queued", "refused") else 0
-
-
-def _status(settings: Settings, row: dict, offset: int) -> dict:
+def _status(settings: Settings, row: dict, at: int) -> dict:
+    """The status body of an upload ``row`` with ``at`` bytes received (see :func:`upload_status`)."""
     expires = (row["active_at"] + timedelta(seconds=settings.upload_idle_s)).isoformat() \
         if row["state"] == "receiving" else None
     return {"upload_id": str(row["id"]), "course_id": str(row["course_id"]), "filename": row["filename"],
-            "size": row["size"], "offset": offset, "state": row["state"], "expires_at": expires,
+            "size": row["size"], "offset": at, "state": row["state"], "expires_at": expires,
             "lecture_id": str(row["lecture_id"]) if row["lecture_id"] else None, "error": row["error"]}
 
 
 def _closed(row: dict) -> IngestError:
+    """The 410 for a chunk or finish of an upload that is no longer open."""
     if row["state"] == "expired":
         return IngestError(f"This upload expired: {row['error']} Start a new one.", status=410, code="upload_expired")
     return IngestError(f"This upload is already {row['state']}.", status=410, code="upload_closed")
@@ -176,7 +103,7 @@ def _closed(row: dict) -> IngestError:
 
 # -- start -----------------------------------------------------------------------------------
 
-def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore, course_id: str, filename,
+def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore, course_id: str, filename,
                  size, title: str = "", number: int | None = None, language: str = "", owner: str | None = None,
                  capped: bool = True) -> dict:
     """Registers a resumable upload of ``filename`` (``size`` bytes) for ``course_id`` by ``owner``
@@ -186,52 +113,48 @@ def start_upload(*, settings: Settings, pool: ConnectionPool, store: MediaStore,
     (with ``Retry-After``), 507 no room in the store."""
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")
-    course_id, title, filename, _ = check_upload(pool=pool, course_id=course_id, title=title, number=number,
+    course_id, title, filename, _ = check_upload(records=records, course_id=course_id, title=title, number=number,
                                                  video_name=filename, captions_name=None,
                                                  language=language)
     if size > settings.max_upload_bytes:
         raise IngestError(f"The file is larger than the {settings.max_upload_bytes // 1024**3} GB limit.",
                           status=413, code="too_large")
-    expire_idle(settings=settings, pool=pool, store=store)
+    expire_idle(settings=settings, records=records, store=store)
     upload_id = str(uuid.uuid4())
-    part = _part_path(store, upload_id)
+    part = part_path(store, upload_id)
     part.touch()  # before the row: a row never lacks its file (the sweeper spares young orphans)
     try:
-        _register(settings, pool, store, upload_id=upload_id, course_id=course_id, filename=filename, size=size,
-                  meta={"title": title, "number": number, "language": language or ""}, owner=owner, capped=capped)
+        records.register_upload(
+            upload_id=upload_id, course_id=course_id, filename=filename, size=size,
+            meta={"title": title, "number": number, "language": language or ""}, owner=owner, open_states=OPEN,
+            idle_s=settings.upload_idle_s,
+            admit=lambda open_rows: _admit(settings, store, open_rows, size=size, owner=owner, capped=capped))
     except BaseException:
         part.unlink(missing_ok=True)
         raise
-    return _status(settings, _row(pool, settings, upload_id), 0)
+    return _status(settings, _row(records, settings, upload_id), 0)
 
 
-@retry_on_disconnect
-def _register(settings: Settings, pool: ConnectionPool, store: MediaStore, *, upload_id: str, course_id: str,
-              filename: str, size: int, meta: dict, owner: str | None, capped: bool) -> None:
-    """Inserts the upload after the per-person cap and the room check, in one transaction that
-    holds :data:`_START_LOCK` (two starts never both take the last place or the last bytes)."""
+def _admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int, owner: str | None,
+           capped: bool) -> None:
+    """The policy of a start, given the uploads open now (``id``, ``size``, ``owner``, ``left_s``):
+    a ``capped`` owner may have ``LC_UPLOADS_OPEN_MAX`` open (else 429 with ``Retry-After``, the
+    seconds until the first of theirs can expire), and ``size`` bytes must fit in the free space
+    less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES`` (else 507)."""
     idle = settings.upload_idle_s
-    with pool.connection() as conn:
-        conn.execute("SELECT pg_advisory_xact_lock(%s)", (_START_LOCK,))
-        open_rows = conn.execute(
-            "SELECT id, size, owner, extract(epoch FROM active_at + make_interval(secs => %s) - now()) AS left_s "
-            "FROM uploads WHERE state = ANY(%s) AND NOT (state='receiving' AND active_at < now() - "
-            "make_interval(secs => %s))", (idle, list(OPEN), idle)).fetchall()
-        mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
-        if capped and len(mine) >= settings.uploads_open_max:
-            wait = max(1, int(min(r["left_s"] for r in mine)) + 1)
-            raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
-                              f"start again once an abandoned one expires ({idle / 60:g} minutes after its last "
-                              "chunk).", status=429, code="too_many_uploads", headers={"Retry-After": str(wait)})
-        expected = sum(max(0, r["size"] - _offset(store, {**r, "state": "receiving"})) for r in open_rows)
-        room = shutil.disk_usage(store.root).free - expected - settings.upload_disk_reserve_bytes
-        if size > room:
-            raise IngestError(f"The server has no room for this file now: {_gb(size)} do not fit in the "
-                              f"{_gb(max(0, room))} left for uploads (free space, less what open uploads still "
-                              "need and a reserve for processing). Try again later or tell the operator.",
-                              status=507, code="insufficient_storage")
-        conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta, owner) VALUES (%s,%s,%s,%s,%s,%s)",
-                     (upload_id, course_id, filename, size, json.dumps(meta), owner))
+    mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
+    if capped and len(mine) >= settings.uploads_open_max:
+        wait = max(1, int(min(r["left_s"] for r in mine)) + 1)
+        raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
+                          f"start again once an abandoned one expires ({idle / 60:g} minutes after its last "
+                          "chunk).", status=429, code="too_many_uploads", headers={"Retry-After": str(wait)})
+    expected = sum(max(0, r["size"] - offset(store, {**r, "state": "receiving"})) for r in open_rows)
+    room = shutil.disk_usage(store.root).free - expected - settings.upload_disk_reserve_bytes
+    if size > room:
+        raise IngestError(f"The server has no room for this file now: {_gb(size)} do not fit in the "
+                          f"{_gb(max(0, room))} left for uploads (free space, less what open uploads still "
+                          "need and a reserve for processing). Try again later or tell the operator.",
+                          status=507, code="insufficient_storage")
 
 
 def _gb(n: int) -> str:
@@ -240,39 +163,41 @@ def _gb(n: int) -> str:
 
 # -- status and chunks -----------------------------------------------------------------------
 
-def upload_status(*, settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish,
+def upload_status(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish,
                   upload_id: str) -> dict:
     """Where ``upload_id`` stands: ``offset`` (bytes received), ``state`` (receiving | finishing |
     queued | refused | expired), ``expires_at`` while receiving, the lecture id once queued, the
     reason once refused or expired. An interrupted finish is resumed first, an idle upload expired.
     Raises :class:`IngestError` 404."""
-    row = _row(pool, settings, upload_id)
+    row = _row(records, settings, upload_id)
     if row["state"] in OPEN:
         try:
-            with _locked_part(store, str(row["id"])) as f:
-                row = _settle(settings, pool, store, publish, _row(pool, settings, upload_id), f)
-        except _Busy:
+            with locked_part(store, str(row["id"])) as f:
+                row = _settle(settings, records, store, publish, _row(records, settings, upload_id), f)
+        except Busy:
             pass  # a chunk is streaming or a finish is running: report where it stands
         except IngestError:
-            row = _row(pool, settings, upload_id)  # refused (shown in the status) or the queue is down
-    return _status(settings, row, _offset(store, row))
+            row = _row(records, settings, upload_id)  # refused (shown in the status) or the queue is down
+    return _status(settings, row, offset(store, row))
 
 
-def _settle(settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish, row: dict,
+def _settle(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict,
             f: BinaryIO | None) -> dict:
     """Under the upload's lock: finishes an upload whose bytes are all there (an interrupted
     finish), expires an idle one; returns its row as it is then. Raises what the finish raises."""
     full = f is not None and os.fstat(f.fileno()).st_size == row["size"]
     if row["state"] == "finishing" or (row["state"] == "receiving" and full):
-        _finish(settings, pool, store, publish, row)
+        _finish(settings, records, store, publish, row)
     elif row["state"] == "receiving" and f is None:  # its bytes were removed from the store
-        _set_state(pool, str(row["id"]), "expired", frm=("receiving",), error="its bytes were removed.")
+        records.set_upload_state(str(row["id"]), "expired", frm=("receiving",), error="its bytes were removed.")
     elif row["idle"]:
-        _expire(settings, pool, store, row)
-    return _row(pool, settings, str(row["id"]))
+        _expire(settings, records, store, row)
+    return _row(records, settings, str(row["id"]))
 
 
 def _chunk_range(content_range: str | None, size: int):
+    """The parsed ``Content-Range`` of a chunk of an upload of ``size`` bytes (a Werkzeug
+    ``ContentRange``); :class:`IngestError` 400 when it is missing, malformed or of another size."""
     rng = parse_content_range_header(content_range) if content_range else None
     if rng is None or rng.units != "bytes" or rng.start is None:
         raise IngestError("Send each chunk with 'Content-Range: bytes FIRST-LAST/SIZE'.", code="invalid_range")
@@ -285,7 +210,7 @@ def _chunk_range(content_range: str | None, size: int):
     return rng
 
 
-def put_chunk(*, settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish, upload_id: str,
+def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, upload_id: str,
               content_range: str | None, stream: BinaryIO) -> dict:
     """Appends the chunk in ``stream`` described by ``content_range`` (``bytes a-b/size``).
 
@@ -296,169 +221,121 @@ def put_chunk(*, settings: Settings, pool: ConnectionPool, store: MediaStore, pu
     a chunk that does not start at the offset (or another client writing), 410 an upload already
     finished or expired, and what the finish raises (see :func:`~.core.ingest_lecture`).
     """
-    row = _row(pool, settings, upload_id)
+    row = _row(records, settings, upload_id)
     upload_id = str(row["id"])
     if row["state"] not in OPEN:
         raise _closed(row)
     rng = _chunk_range(content_range, row["size"])
     try:
-        with _locked_part(store, upload_id) as f:
-            row = _row(pool, settings, upload_id)  # as it is now that this request holds the lock
+        with locked_part(store, upload_id) as f:
+            row = _row(records, settings, upload_id)  # as it is now that this request holds the lock
             if row["state"] in OPEN:
-                row = _settle(settings, pool, store, publish, row, f)
+                row = _settle(settings, records, store, publish, row, f)
             if row["state"] != "receiving":
                 if row["state"] == "queued" and row["lecture_id"]:  # finished by this request
                     return _status(settings, row, row["size"])
                 raise _closed(row)
-            offset = os.fstat(f.fileno()).st_size
-            if rng.start != offset:
-                raise IngestError(f"The next chunk must start at byte {offset}.", status=409, code="wrong_offset")
-            _touch(pool, upload_id)
-            offset += _receive(f, stream, offset, rng.stop - rng.start)
-            _touch(pool, upload_id)
-            if offset < row["size"]:
-                return _status(settings, row, offset)
-            _finish(settings, pool, store, publish, row)
-    except _Busy:
+            at = os.fstat(f.fileno()).st_size
+            if rng.start != at:
+                raise IngestError(f"The next chunk must start at byte {at}.", status=409, code="wrong_offset")
+            records.touch_upload(upload_id)
+            at += receive(f, stream, at, rng.stop - rng.start)
+            records.touch_upload(upload_id)
+            if at < row["size"]:
+                return _status(settings, row, at)
+            _finish(settings, records, store, publish, row)
+    except Busy:
         raise IngestError("Another chunk of this upload is being written; retry.", status=409, code="busy") from None
-    return _status(settings, _row(pool, settings, upload_id), row["size"])
-
-
-def _receive(f: BinaryIO, stream: BinaryIO, offset: int, want: int) -> int:
-    """Writes exactly ``want`` bytes of ``stream`` at ``offset`` of ``f`` and returns ``want``; on
-    anything else truncates ``f`` back to ``offset`` and raises :class:`IngestError`."""
-    got = 0
-    f.seek(offset)
-    try:
-        while got < want:
-            buf = stream.read(min(CHUNK_READ, want - got))
-            if not buf:
-                break
-            f.write(buf)
-            got += len(buf)
-        extra = stream.read(1)
-        f.flush()
-    except BodyTimeout as e:
-        f.truncate(offset)
-        raise IngestError(f"{e.description} The chunk was discarded; send it again from byte {offset} (smaller "
-                          "chunks on a slow connection).", status=408, code="chunk_timeout") from None
-    except OSError as e:
-        f.truncate(offset)
-        if e.errno == errno.ENOSPC:
-            raise no_room() from None
-        raise IngestError(f"The chunk was cut off before its end; send it again from byte {offset}.",
-                          code="incomplete_chunk") from None
-    except Exception:
-        f.truncate(offset)
-        raise IngestError(f"The chunk was cut off before its end; send it again from byte {offset}.",
-                          code="incomplete_chunk") from None
-    if got != want or extra:
-        f.truncate(offset)
-        raise IngestError(f"The chunk's body is not the {want} bytes its range announces.", code="size_mismatch")
-    return got
+    return _status(settings, _row(records, settings, upload_id), row["size"])
 
 
 # -- finishing, expiry, sweeping --------------------------------------------------------------
 
-def _finish(settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish, row: dict) -> None:
+def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict) -> None:
     """Registers the lecture of a complete upload (the caller holds its lock): ``finishing``, then
     ``queued`` with :func:`lecture_id_of` as the lecture's id, or ``refused`` with the reason
     (raised). Safe to run again after a crash at any point (see the module docstring)."""
     upload_id = str(row["id"])
-    if not _set_state(pool, upload_id, "finishing", frm=OPEN):
+    if not records.set_upload_state(upload_id, "finishing", frm=OPEN):
         return
-    part = _part_path(store, upload_id)
+    part = part_path(store, upload_id)
     lecture_id = lecture_id_of(upload_id)
     meta = row["meta"] or {}
     try:
-        if (existing := _lecture(pool, lecture_id)) is not None:  # registered before a crash: publish again
-            publish_uploaded(pool, publish, uploaded_event(existing))
+        if (existing := records.lecture(lecture_id)) is not None:  # registered before a crash: publish again
+            publish_uploaded(records, publish, uploaded_event(existing))
         elif not part.exists():
             raise IngestError("The upload's bytes were lost before it was finished; start it again.",
                               status=410, code="upload_lost")
         else:
-            ingest_lecture(settings=settings, pool=pool, store=store, publish=publish, lecture_id=lecture_id,
+            ingest_lecture(settings=settings, records=records, store=store, publish=publish, lecture_id=lecture_id,
                            course_id=str(row["course_id"]), title=meta.get("title", ""), number=meta.get("number"),
                            video=Upload(row["filename"], None, row["size"], path=part), captions=None,
                            language=meta.get("language", ""))
     except IngestError as e:
         if e.status < 500:  # the file itself is refused; a server-side failure stays 'finishing'
-            _set_state(pool, upload_id, "refused", frm=("finishing",), error=str(e))
+            records.set_upload_state(upload_id, "refused", frm=("finishing",), error=str(e))
             part.unlink(missing_ok=True)
         raise
-    _set_state(pool, upload_id, "queued", frm=("finishing",), lecture_id=lecture_id)
+    records.set_upload_state(upload_id, "queued", frm=("finishing",), lecture_id=lecture_id)
     part.unlink(missing_ok=True)
     log.info("upload %s finished: lecture %s", upload_id, lecture_id)
 
 
-@retry_on_disconnect
-def _lecture(pool: ConnectionPool, lecture_id: str) -> dict | None:
-    with pool.connection() as conn:
-        return conn.execute("SELECT * FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
-
-
-def _expire(settings: Settings, pool: ConnectionPool, store: MediaStore, row: dict) -> None:
+def _expire(settings: Settings, records: IngestStore, store: MediaStore, row: dict) -> None:
     """Expires an idle upload (the caller holds its lock) and removes its bytes."""
     reason = f"no chunk arrived for {settings.upload_idle_s / 60:g} minutes."
-    with pool.connection() as conn:
-        moved = conn.execute("UPDATE uploads SET state='expired', error=%s WHERE id=%s AND state='receiving' AND "
-                             "active_at < now() - make_interval(secs => %s) RETURNING id",
-                             (reason, row["id"], settings.upload_idle_s)).fetchone()
-    if moved:
-        _part_path(store, str(row["id"])).unlink(missing_ok=True)
+    if records.expire_upload(row["id"], reason, settings.upload_idle_s):
+        part_path(store, str(row["id"])).unlink(missing_ok=True)
         log.info("upload %s expired (%s)", row["id"], reason)
 
 
-def _each_locked(settings: Settings, pool: ConnectionPool, store: MediaStore, ids: list[str], work) -> None:
+def _each_locked(settings: Settings, records: IngestStore, store: MediaStore, ids: list[str], work) -> None:
     """Runs ``work(row, file)`` for each upload id under its lock, skipping busy ones and logging errors."""
     for uid in ids:
         try:
-            with _locked_part(store, uid) as f:
-                work(_row(pool, settings, uid), f)
-        except _Busy:
+            with locked_part(store, uid) as f:
+                work(_row(records, settings, uid), f)
+        except Busy:
             pass
         except Exception as e:  # one upload's trouble (a refused file, the queue down) must not stop the sweep
             log.info("sweep: upload %s: %s", uid, e)
 
 
-def expire_idle(*, settings: Settings, pool: ConnectionPool, store: MediaStore) -> None:
+def expire_idle(*, settings: Settings, records: IngestStore, store: MediaStore) -> None:
     """Expires every upload idle for ``LC_UPLOAD_IDLE_S`` whose bytes are not all there (and not
     being written) and removes its bytes."""
-    with pool.connection() as conn:
-        rows = conn.execute("SELECT id, size FROM uploads WHERE state='receiving' AND active_at < now() - "
-                            "make_interval(secs => %s)", (settings.upload_idle_s,)).fetchall()
-    idle = [str(r["id"]) for r in rows if _offset(store, {**r, "state": "receiving"}) < r["size"]]
-    _each_locked(settings, pool, store, idle,
-                 lambda row, f: _expire(settings, pool, store, row) if row["idle"] else None)
+    rows = records.idle_uploads(settings.upload_idle_s)
+    idle = [str(r["id"]) for r in rows if offset(store, {**r, "state": "receiving"}) < r["size"]]
+    _each_locked(settings, records, store, idle,
+                 lambda row, f: _expire(settings, records, store, row) if row["idle"] else None)
 
 
-def sweep(*, settings: Settings, pool: ConnectionPool, store: MediaStore, publish: Publish) -> None:
+def sweep(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish) -> None:
     """Finishes interrupted finishes, expires idle uploads and removes ``.part`` files that belong
     to no open upload (older than :data:`ORPHAN_GRACE_S`). Several ingest processes may sweep at
     once: every upload is handled under its lock."""
-    with pool.connection() as conn:
-        rows = conn.execute("SELECT id, size, state FROM uploads WHERE state = ANY(%s)", (list(OPEN),)).fetchall()
-    complete = [str(r["id"]) for r in rows if r["state"] == "finishing" or _offset(store, r) == r["size"]]
-    _each_locked(settings, pool, store, complete, lambda row, f: _settle(settings, pool, store, publish, row, f))
-    expire_idle(settings=settings, pool=pool, store=store)
+    rows = records.uploads_in(OPEN)
+    complete = [str(r["id"]) for r in rows if r["state"] == "finishing" or offset(store, r) == r["size"]]
+    _each_locked(settings, records, store, complete,
+                 lambda row, f: _settle(settings, records, store, publish, row, f))
+    expire_idle(settings=settings, records=records, store=store)
     open_ids = {str(r["id"]) for r in rows}
-    for part in (store.root / "uploads").glob("*.part"):
+    for part in part_files(store):
         try:
             if part.stem not in open_ids and time.time() - part.stat().st_mtime > ORPHAN_GRACE_S:
-                with _locked_part(store, part.stem) as f:
-                    if f is not None and _state(pool, part.stem) not in OPEN:
+                with locked_part(store, part.stem) as f:
+                    if f is not None and _state(records, part.stem) not in OPEN:
                         part.unlink(missing_ok=True)
                         log.info("sweep: removed %s (no open upload)", part.name)
-        except (_Busy, OSError):
+        except (Busy, OSError):
             pass
 
 
-@retry_on_disconnect
-def _state(pool: ConnectionPool, upload_id: str) -> str | None:
+def _state(records: IngestStore, upload_id: str) -> str | None:
+    """The state of the upload named by a ``.part`` file's stem; None when it is no upload's id."""
     try:
         uuid.UUID(upload_id)
     except ValueError:
         return None
-    with pool.connection() as conn:
-        row = conn.execute("SELECT state FROM uploads WHERE id=%s", (upload_id,)).fetchone()
-    return row["state"] if row else None
+    return records.upload_state(upload_id)

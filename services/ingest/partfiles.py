@@ -1,0 +1,124 @@
+"""The bytes of resumable uploads: ``<media>/uploads/<id>.part`` files, their lock, and writing one
+chunk into one. No database here; the state machine that decides when to write, finish or remove
+is :mod:`services.ingest.resumable`."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from lecturecopilot.httpserve import BodyTimeout
+from lecturecopilot.storage import MediaStore
+
+from .core import IngestError, no_room
+
+CHUNK_READ = 1024 * 1024  # bytes read from a request body at a time
+
+
+class Busy(Exception):
+    """Another request or process holds the upload's lock."""
+
+
+def part_path(store: MediaStore, upload_id: str) -> Path:
+    """Where the bytes of upload ``upload_id`` live (the ``uploads`` folder is created if missing)."""
+    d = store.root / "uploads"
+    d.mkdir(parents=True, exist_ok=True)
+    return d / f"{upload_id}.part"
+
+
+def part_files(store: MediaStore) -> list[Path]:
+    """Every ``.part`` file in the store, whoever owns it."""
+    return list((store.root / "uploads").glob("*.part"))
+
+
+def offset(store: MediaStore, row: dict) -> int:
+    """The bytes of the upload ``row`` (``id``, ``size``, ``state``) received so far: its file's
+    size, or for a file already gone, ``size`` once it was finishing or finished, else 0."""
+    part = part_path(store, str(row["id"]))
+    if part.exists():
+        return part.stat().st_size
+    return row["size"] if row["state"] in ("finishing", "queued", "refused") else 0
+
+
+_held_here: set[str] = set()  # uploads locked by this process (see locked_part)
+_held_guard = threading.Lock()
+
+
+@contextmanager
+def locked_part(store: MediaStore, upload_id: str) -> Iterator[BinaryIO | None]:
+    """The upload's ``.part`` file, open for writing and exclusively locked while the block runs;
+    None when there is no such file. Raises :class:`Busy` when another holds it. The lock is an
+    ``flock`` of the file (between processes, also on another host of a shared store: NFS and
+    CephFS lock it for every client; the kernel drops it when its process dies) plus a set of the
+    uploads this process holds (between its threads: on NFS an ``flock`` is a POSIX lock, which
+    one process's threads share)."""
+    with _held_guard:
+        if upload_id in _held_here:
+            raise Busy
+        _held_here.add(upload_id)
+    try:
+        try:
+            fd = os.open(part_path(store, upload_id), os.O_RDWR)
+        except FileNotFoundError:
+            yield None
+            return
+        with os.fdopen(fd, "r+b") as f:  # closing releases the lock
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Busy from None
+            yield f
+    finally:
+        with _held_guard:
+            _held_here.discard(upload_id)
+
+
+def receive(f: BinaryIO, stream: BinaryIO, at: int, want: int) -> int:
+    """Writes exactly ``want`` bytes of ``stream`` at byte ``at`` of ``f`` and returns ``want``; on
+    anything else truncates ``f`` back to ``at`` and raises :class:`IngestError`: 408 a body past
+    its time bound, 507 no room, 400 a body cut off or of another length."""
+    got = 0
+    f.seek(at)
+    try:
+        while got < want:
+            buf = stream.read(min(CHUNK_READ, want - got))
+            if not buf:
+                break
+            f.write(buf)
+            got += len(buf)
+        extra = stream.read(1)
+        f.flush()
+    except BodyTimeout as e:
+        f.truncate(at)
+        raise IngestError(f"{e.description} The chunk was discarded; send it again from byte {at} (smaller "
+                          "chunks on a slow connection).", status=408, code="chunk_timeout") from None
+    except OSError as e:
+        f.truncate(at)
+        if e.errno == errno.ENOSPC:
+            raise no_room() from None
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {at}.",
+                          code="incomplete_chunk") from None
+    except Exception:
+        f.truncate(at)
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {at}.",
+                          code="incomplete_chunk") from None
+    if got != want or extra:
+        f.truncate(at)
+        raise IngestError(f"The chunk's body is not the {want} bytes its range announces.", code="size_mismatch")
+    return got
+
+
+def discard_rest(stream: BinaryIO) -> None:
+    """Reads what is left of a chunk that was answered without it (a refusal before the bytes, a
+    finish resumed by a chunk sent again), so the relay gets its answer instead of a reset
+    connection; bounded like any upload body."""
+    try:
+        while stream.read(CHUNK_READ):
+            pass
+    except Exception:  # cut off or past its bounds: the connection closes anyway
+        pass

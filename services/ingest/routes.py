@@ -1,0 +1,140 @@
+"""Ingest's HTTP routes, as Flask blueprints (the contract is in :mod:`services.ingest.app`'s
+docstring). Each view reads the request, calls one use case with the service's parts
+(:func:`.web.ingest`) and returns its answer; an :class:`~.core.IngestError` it raises is answered
+by :mod:`.web` (its status, code and message)."""
+
+from __future__ import annotations
+
+from flask import Blueprint, jsonify, request
+
+from . import resumable
+from .core import IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
+from .partfiles import discard_rest
+from .web import err, ingest
+
+health = Blueprint("health", __name__)
+lectures = Blueprint("lectures", __name__)
+uploads = Blueprint("uploads", __name__)
+BLUEPRINTS = (health, lectures, uploads)
+
+
+@health.get("/healthz")
+def healthz():
+    """Liveness: 200 ``{"ok": true}``."""
+    return {"ok": True}
+
+
+@health.get("/readyz")
+def readyz():
+    """Readiness: 200 ``{"ok": true}`` once the app is built (its pool and publisher made)."""
+    return {"ok": True}
+
+
+# -- lectures: multipart upload, retry, delete ---------------------------------------------
+
+def _form_int(name: str, code: str, message: str) -> int | None:
+    """The form field ``name`` as an integer (None when absent or blank); :class:`IngestError` 400
+    ``code`` with ``message`` when it is not one."""
+    value = request.form.get(name)
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        raise IngestError(message, code=code) from None
+
+
+def _upload_numbers() -> tuple[int | None, int | None]:
+    """``(number, video_size)`` of a multipart upload's form, checked: the number 0..9999 (400
+    ``invalid_number``), the declared size (the uploader's byte count of ``video``) not negative
+    (400 ``invalid_size``) and within ``LC_MAX_UPLOAD_BYTES`` (413 ``too_large``)."""
+    number = _form_int("number", "invalid_number", "'number' must be an integer.")
+    if number is not None and not (0 <= number <= 9999):
+        raise IngestError("'number' must be between 0 and 9999.", code="invalid_number")
+    declared = _form_int("video_size", "invalid_size", "'video_size' must be the video's size in bytes (an integer).")
+    if declared is not None and declared < 0:
+        raise IngestError("'video_size' must not be negative.", code="invalid_size")
+    limit = ingest().settings.max_upload_bytes
+    if declared is not None and declared > limit:
+        raise IngestError(f"The video is larger than the {limit // 1024**3} GB limit.", status=413, code="too_large")
+    return number, declared
+
+
+@lectures.post("/v1/courses/<course_id>/lectures")
+def upload(course_id: str):
+    """Multipart ``video`` and/or ``captions``, ``title``, ``number``, ``language``, ``video_size``
+    → 202 ``{"lecture_id", "status": "queued"}``."""
+    number, declared = _upload_numbers()
+    video, captions = request.files.get("video"), request.files.get("captions")
+    parts = ingest()
+    result = ingest_lecture(
+        settings=parts.settings, records=parts.records, store=parts.store, publish=parts.publish,
+        course_id=course_id, title=request.form.get("title", ""), number=number,
+        video=Upload(video.filename or "video", video.stream, declared) if video else None,
+        captions=Upload(captions.filename or "captions", captions.stream) if captions else None,
+        language=request.form.get("language", ""))
+    return jsonify(result), 202
+
+
+@lectures.post("/v1/lectures/<lecture_id>/retry")
+def retry(lecture_id: str):
+    """A failed lecture re-queued → 202; 404 unknown, 409 not failed."""
+    parts = ingest()
+    return jsonify(retry_lecture(records=parts.records, publish=parts.publish, lecture_id=lecture_id)), 202
+
+
+@lectures.delete("/v1/lectures/<lecture_id>")
+def delete_lecture(lecture_id: str):
+    """The lecture's rows and media removed → 204."""
+    parts = ingest()
+    delete_lectures(records=parts.records, store=parts.store, lecture_ids=[lecture_id])
+    return "", 204
+
+
+@lectures.delete("/v1/courses/<course_id>")
+def delete_course_route(course_id: str):
+    """The course, its lectures and their media removed → 204."""
+    parts = ingest()
+    delete_course(records=parts.records, store=parts.store, course_id=course_id)
+    return "", 204
+
+
+# -- resumable uploads (see resumable.py) --------------------------------------------------
+
+@uploads.post("/v1/courses/<course_id>/uploads")
+def start_resumable(course_id: str):
+    """JSON ``filename``, ``size``, ``title``, ``number``, ``language``; the gateway names who
+    starts it in ``X-LC-Owner`` (an email) and ``X-LC-Owner-Role`` (admins are not capped) → 201
+    the upload's status."""
+    data = request.get_json(silent=True)
+    if not isinstance(data, dict):
+        return err(400, "invalid_json", 'Send JSON: {"filename", "size", "title", "number"}.')
+    number = data.get("number")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999):
+        return err(400, "invalid_number", "'number' must be an integer between 0 and 9999.")
+    parts = ingest()
+    status = resumable.start_upload(
+        settings=parts.settings, records=parts.records, store=parts.store, course_id=course_id,
+        filename=data.get("filename"), size=data.get("size"), title=data.get("title"), number=number,
+        language=str(data.get("language") or ""), owner=request.headers.get("X-LC-Owner") or None,
+        capped=request.headers.get("X-LC-Owner-Role") != "admin")
+    return jsonify(status), 201
+
+
+@uploads.get("/v1/uploads/<upload_id>")
+def resumable_status(upload_id: str):
+    """The upload's status (the offset to resume from) → 200."""
+    parts = ingest()
+    return jsonify(resumable.upload_status(settings=parts.settings, records=parts.records, store=parts.store,
+                                           publish=parts.publish, upload_id=upload_id))
+
+
+@uploads.put("/v1/uploads/<upload_id>")
+def resumable_chunk(upload_id: str):
+    """One chunk with ``Content-Range: bytes a-b/size`` → 200 the status, 202 once the lecture is queued."""
+    parts = ingest()
+    try:
+        status = resumable.put_chunk(settings=parts.settings, records=parts.records, store=parts.store,
+                                     publish=parts.publish, upload_id=upload_id,
+                                     content_range=request.headers.get("Content-Range"), stream=request.stream)
+    finally:
+        discard_rest(request.stream)
+    return jsonify(status), 202 if status["state"] == "queued" else 200

@@ -1,0 +1,191 @@
+"""All of the ingest service's SQL (tables in ``lecturecopilot/schema.sql``): the courses an
+upload goes into (read), the ``lectures`` rows it registers, re-queues and deletes, and the
+``uploads`` rows of resumable uploads (their state machine is :mod:`services.ingest.resumable`).
+
+Methods marked "retried" run once more on a new connection if Postgres cut theirs
+(``db.retry_on_disconnect``; each of them is safe to repeat). Ids are UUID strings, times seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Callable, Sequence
+
+from psycopg_pool import ConnectionPool
+
+from lecturecopilot import db
+
+_START_LOCK = 72_002  # pg_advisory_xact_lock key: one start at a time counts open uploads and room
+
+_INSERT_LECTURE = (
+    "INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
+    "captions_path, media_info, language) SELECT %(id)s::uuid, %(course_id)s::uuid, {number}, %(title)s::text, "
+    "'queued', 'queued', %(duration_s)s::float8, %(media_path)s::text, %(captions_path)s::text, "
+    "%(media_info)s::jsonb, %(language)s::text {source} "
+    "ON CONFLICT (course_id, number) DO NOTHING RETURNING number")
+
+
+class IngestStore:
+    """Ingest's rows over a psycopg pool whose connections return dict rows (``db.make_pool``)."""
+
+    def __init__(self, pool: ConnectionPool):
+        self.pool = pool
+
+    # -- courses and lectures ---------------------------------------------------------------
+
+    @db.retry_on_disconnect
+    def course_exists(self, course_id: str) -> bool:
+        """True when the course exists (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is not None
+
+    @db.retry_on_disconnect
+    def number_in_use(self, course_id: str, number: int) -> bool:
+        """True when the course already has a lecture ``number`` (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT 1 FROM lectures WHERE course_id=%s AND number=%s",
+                                (course_id, number)).fetchone() is not None
+
+    @db.retry_on_disconnect
+    def register_lecture(self, row: dict, number: int | None, *, tries: int) -> int | None:
+        """Inserts the lecture ``row`` (``id``, ``course_id``, ``title``, ``duration_s``,
+        ``media_path``, ``captions_path``, ``media_info`` JSON text, ``language``) as ``queued``
+        and returns its number; a lecture with this id already there is left as it is and its
+        number returned (retried: a repeat after a lost connection finds its own row).
+
+        A number is used once per course (``lectures_course_number``, a unique index: concurrent
+        uploads are decided by Postgres). With ``number``, returns None when it is taken; without,
+        the lecture gets the course's highest number + 1, read again and retried when another upload
+        took it first, at most ``tries`` times (then None)."""
+        with self.pool.connection() as conn:
+            got = conn.execute("SELECT number FROM lectures WHERE id=%s", (row["id"],)).fetchone()
+        if got is not None:
+            return got["number"]
+        if number is not None:
+            query, args = _INSERT_LECTURE.format(number="%(number)s::int", source=""), {**row, "number": number}
+        else:
+            query, args = _INSERT_LECTURE.format(number="coalesce(max(number), 0) + 1",
+                                                 source="FROM lectures WHERE course_id = %(course_id)s::uuid"), row
+        with self.pool.connection() as conn:
+            for _ in range(1 if number is not None else tries):
+                # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
+                # concurrent insert of the same number to commit or roll back
+                got = conn.execute(query, args).fetchone()
+                conn.commit()
+                if got is not None:
+                    return got["number"]
+        return None
+
+    def forget_lecture(self, lecture_id: str) -> None:
+        """Deletes the lecture's row (one that could not be queued)."""
+        with self.pool.connection() as conn:
+            conn.execute("DELETE FROM lectures WHERE id=%s", (lecture_id,))
+
+    @db.retry_on_disconnect
+    def lecture(self, lecture_id: str) -> dict | None:
+        """The ``lectures`` row, or None (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT * FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
+
+    def requeue_failed(self, lecture_id: str) -> dict | None:
+        """A failed lecture bumped to its next ``generation`` and reset to ``queued`` (its row as it
+        is then), or None when there is no failed lecture with this id."""
+        with self.pool.connection() as conn:
+            return conn.execute(
+                "UPDATE lectures SET generation=generation+1, status='queued', stage='queued', progress=0, "
+                "error=NULL, updated_at=now() WHERE id=%s AND status='failed' RETURNING *", (lecture_id,)).fetchone()
+
+    def mark_failed(self, lecture_id: str, error: str) -> None:
+        """Sets the lecture ``failed`` with ``error`` as the reason."""
+        with self.pool.connection() as conn:
+            conn.execute("UPDATE lectures SET status='failed', stage='failed', error=%s WHERE id=%s",
+                         (error, lecture_id))
+
+    def course_lecture_ids(self, course_id: str) -> list[str]:
+        """The ids of the course's lectures."""
+        with self.pool.connection() as conn:
+            return [str(r["id"]) for r in conn.execute("SELECT id FROM lectures WHERE course_id=%s",
+                                                       (course_id,)).fetchall()]
+
+    def delete_lectures(self, lecture_ids: Sequence[str], course_id: str | None = None) -> tuple[int, list[str]]:
+        """Deletes the lectures' rows (and by cascade transcript, segments, chapters) and, with
+        ``course_id``, the course row (and by cascade its answers and uploads), in one transaction.
+        Returns ``(lectures deleted, ids of the course's resumable uploads)``."""
+        uploads: list[str] = []
+        with self.pool.connection() as conn:
+            with conn.transaction():
+                n = conn.execute("DELETE FROM lectures WHERE id = ANY(%s::uuid[])", (list(lecture_ids),)).rowcount
+                if course_id is not None:
+                    uploads = [str(r["id"]) for r in conn.execute("SELECT id FROM uploads WHERE course_id=%s",
+                                                                  (course_id,)).fetchall()]
+                    conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+        return n, uploads
+
+    # -- resumable uploads ------------------------------------------------------------------
+
+    @db.retry_on_disconnect
+    def upload(self, upload_id: str, idle_s: float) -> dict | None:
+        """The ``uploads`` row plus ``idle`` (receiving and no chunk for ``idle_s``), or None (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT *, state='receiving' AND active_at < now() - make_interval(secs => %s) "
+                                "AS idle FROM uploads WHERE id=%s", (idle_s, upload_id)).fetchone()
+
+    @db.retry_on_disconnect
+    def upload_state(self, upload_id: str) -> str | None:
+        """The upload's state, or None when there is no such upload (retried)."""
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT state FROM uploads WHERE id=%s", (upload_id,)).fetchone()
+        return row["state"] if row else None
+
+    @db.retry_on_disconnect
+    def set_upload_state(self, upload_id: str, state: str, *, frm: Sequence[str], error: str | None = None,
+                         lecture_id: str | None = None) -> bool:
+        """Moves the upload to ``state`` if it is in one of ``frm``; True when it moved (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute("UPDATE uploads SET state=%s, error=%s, lecture_id=coalesce(%s, lecture_id) "
+                                "WHERE id=%s AND state = ANY(%s) RETURNING id",
+                                (state, error, lecture_id, upload_id, list(frm))).fetchone() is not None
+
+    @db.retry_on_disconnect
+    def touch_upload(self, upload_id: str) -> None:
+        """Marks the upload active now (its idle time starts again) (retried)."""
+        with self.pool.connection() as conn:
+            conn.execute("UPDATE uploads SET active_at=now() WHERE id=%s", (upload_id,))
+
+    @db.retry_on_disconnect
+    def register_upload(self, *, upload_id: str, course_id: str, filename: str, size: int, meta: dict,
+                        owner: str | None, open_states: Sequence[str], idle_s: float,
+                        admit: Callable[[list[dict]], None]) -> None:
+        """Inserts an upload (state ``receiving``) once ``admit`` accepted the uploads open now, in
+        one transaction that holds an advisory lock (two starts never both see the same open uploads).
+        ``admit`` gets the open ones (``id``, ``size``, ``owner``, ``left_s``: seconds until an idle one
+        expires; a receiving one idle for ``idle_s`` is not open) and raises to refuse (rolled back).
+        Retried."""
+        with self.pool.connection() as conn:
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (_START_LOCK,))
+            open_rows = conn.execute(
+                "SELECT id, size, owner, extract(epoch FROM active_at + make_interval(secs => %s) - now()) AS left_s "
+                "FROM uploads WHERE state = ANY(%s) AND NOT (state='receiving' AND active_at < now() - "
+                "make_interval(secs => %s))", (idle_s, list(open_states), idle_s)).fetchall()
+            admit(open_rows)
+            conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta, owner) VALUES (%s,%s,%s,%s,%s,%s)",
+                         (upload_id, course_id, filename, size, json.dumps(meta), owner))
+
+    def expire_upload(self, upload_id: str, reason: str, idle_s: float) -> bool:
+        """Sets the upload ``expired`` with ``reason`` if it is still receiving and idle for
+        ``idle_s``; True when it did."""
+        with self.pool.connection() as conn:
+            return conn.execute("UPDATE uploads SET state='expired', error=%s WHERE id=%s AND state='receiving' AND "
+                                "active_at < now() - make_interval(secs => %s) RETURNING id",
+                                (reason, upload_id, idle_s)).fetchone() is not None
+
+    def idle_uploads(self, idle_s: float) -> list[dict]:
+        """The receiving uploads (``id``, ``size``) with no chunk for ``idle_s``."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT id, size FROM uploads WHERE state='receiving' AND active_at < now() - "
+                                "make_interval(secs => %s)", (idle_s,)).fetchall()
+
+    def uploads_in(self, states: Sequence[str]) -> list[dict]:
+        """The uploads (``id``, ``size``, ``state``) in one of ``states``."""
+        with self.pool.connection() as conn:
+            return conn.execute("SELECT id, size, state FROM uploads WHERE state = ANY(%s)", (list(states),)).fetchall()
