@@ -4,7 +4,8 @@ The servicer only translates proto ↔ domain and streams: ``Ask`` runs the answ
 (:func:`services.ask.answer.answer_question`: retrieve inside the course → gate → write → stream each
 sentence (``delta`` then ``sentence`` with its citation) → ``done``, every exchange recorded in
 Postgres by :class:`services.ask.store.AskStore`); ``Search``, ``GeneratePractice`` and ``Embed`` call
-retrieval, exam prep and the embedding model.
+retrieval, exam prep and the embedding model; the practice RPCs (``ListPractice`` ... ``AnswerPractice``)
+call :mod:`services.ask.examprep.practice` through the translations of :mod:`services.ask.practice_rpc`.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from lecturecopilot import models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
 from lecturecopilot.settings import Settings
 
-from . import answer, retrieve
-from .examprep import store as examprep_store
+from . import answer, practice_rpc as prpc, retrieve
+from .examprep import practice, store as examprep_store
 from .answer import AnswerConfig, AnswerRequest, Done, SentenceEvent
 from .ports import AskPorts
 from .search_index import EmbeddedSearchIndex, QdrantServerBackend
@@ -116,6 +117,43 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"At most {MAX_EMBED_TEXTS} texts per call.")
         vecs = self._embed_many([t[:MAX_QUESTION_CHARS] for t in texts]) if texts else []
         return ask_pb2.EmbedResponse(vectors=[ask_pb2.Vector(values=[float(x) for x in v]) for v in vecs])
+
+    # -- practice questions (the gateway checks who may call) -------------------------------------
+    def ListPractice(self, request, context):  # noqa: N802 - gRPC naming
+        """A lecture's or a course's questions; the instructor's fields with ``with_answers``."""
+        with prpc.quiz_errors(context):
+            found = practice.list_practice(self.store.pool, lecture_id=request.lecture_id or None,
+                                           course_id=request.course_id or None, with_answers=request.with_answers)
+        return prpc.list_pb(found, request.with_answers)
+
+    def GetPracticeQuestion(self, request, context):  # noqa: N802 - gRPC naming
+        """One question with its answer and statistics."""
+        with prpc.quiz_errors(context):
+            return prpc.question_pb(practice.question(self.store.pool, request.question_id, with_answers=True))
+
+    def UpdatePracticeQuestion(self, request, context):  # noqa: N802 - gRPC naming
+        """Changes the fields set; the whole question is validated (INVALID_ARGUMENT)."""
+        with prpc.quiz_errors(context):
+            return prpc.question_pb(practice.edit(self.store.pool, request.question_id, prpc.changes(request)))
+
+    def DeletePracticeQuestion(self, request, context):  # noqa: N802 - gRPC naming
+        """Deletes a question."""
+        with prpc.quiz_errors(context):
+            practice.delete(self.store.pool, request.question_id)
+        return ask_pb2.Empty()
+
+    def ReportPracticeQuestion(self, request, context):  # noqa: N802 - gRPC naming
+        """Records a student's report (comment optional)."""
+        with prpc.quiz_errors(context):
+            practice.report(self.store.pool, request.question_id,
+                            request.comment if request.HasField("comment") else None)
+        return ask_pb2.Empty()
+
+    def AnswerPractice(self, request, context):  # noqa: N802 - gRPC naming
+        """Records and grades each answer in order."""
+        with prpc.quiz_errors(context):
+            got = practice.answer(self.store.pool, [(a.question_id, a.choice) for a in request.answers])
+        return ask_pb2.AnswerPracticeResponse(results=[prpc.result_pb(r) for r in got])
 
     def Ask(self, request, context):  # noqa: N802 - gRPC naming
         """Streams ``delta`` and ``sentence`` per released sentence, then ``done`` (see ask.proto)."""

@@ -5,9 +5,10 @@ an empty list, never an exception, so the callers decide the HTTP answer. Who ma
 one SQL condition, :data:`VISIBLE`. Tokens and session ids are stored by their SHA-256 only (the
 callers hash them: ``accounts.py``, ``auth.py``).
 
-The transcript and chapters (written by index) and the practice statistics (written by ask) are
-read here as the documented read model of those tables, until those services offer a read call;
-the practice questions themselves go through ``services.ask.examprep_store``.
+The transcript and chapters (``sentences``, ``chapters``, ``transcript_words``, written by index) and
+``lectures``/``courses`` are read here as the documented read model of those tables (README, "How
+it works"); practice questions, their reports, attempts and generations belong to ask and are
+reached only through its gRPC (``routes/practice.py``).
 """
 
 from __future__ import annotations
@@ -136,13 +137,6 @@ def lecture_status(pool: ConnectionPool, lecture_id) -> dict | None:
                             (lecture_id,)).fetchone()
 
 
-def lecture_number(pool: ConnectionPool, lecture_id) -> int | None:
-    """A lecture's number, or None."""
-    with pool.connection() as conn:
-        row = conn.execute("SELECT number FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
-    return row["number"] if row else None
-
-
 def upload_course(pool: ConnectionPool, upload_id: str) -> str | None:
     """The course id of a resumable upload, or None for an unknown upload."""
     with pool.connection() as conn:
@@ -204,26 +198,6 @@ def pending_role_requests(pool: ConnectionPool) -> list[dict]:
     """The pending ``role_requests`` rows, oldest first."""
     with pool.connection() as conn:
         return conn.execute("SELECT * FROM role_requests WHERE status='pending' ORDER BY created_at").fetchall()
-
-
-# -- practice statistics (the questions themselves: services.ask.examprep_store) -------------
-def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict[str, list]]:
-    """For the questions: ``({id: {"n", "wrong"}}`` attempts and wrong ones, ``{id: [comment, ...]})``
-    of their reports (oldest first; a comment may be None). Two queries on ``conn``."""
-    stats = {x["q"]: x for x in conn.execute(
-        "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong "
-        "FROM quiz_attempts WHERE question_id = ANY(%s::uuid[]) GROUP BY question_id", (question_ids,)).fetchall()}
-    comments: dict[str, list] = {}
-    for c in conn.execute("SELECT question_id::text AS q, comment FROM quiz_reports "
-                          "WHERE question_id = ANY(%s::uuid[]) ORDER BY created_at", (question_ids,)).fetchall():
-        comments.setdefault(c["q"], []).append(c["comment"])
-    return stats, comments
-
-
-def last_generation(conn, lecture_id):
-    """When the lecture's practice set was last generated (a datetime), or None."""
-    return conn.execute("SELECT max(created_at) AS t FROM quiz_generations WHERE lecture_id=%s",
-                        (lecture_id,)).fetchone()["t"]
 
 
 # -- accounts: sign-in links, sessions, users, role requests (accounts.py) --------------------

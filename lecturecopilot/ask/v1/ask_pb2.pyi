@@ -6,6 +6,136 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class Empty(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListPracticeRequest(_message.Message):
+    __slots__ = ("lecture_id", "course_id", "with_answers")
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    COURSE_ID_FIELD_NUMBER: _ClassVar[int]
+    WITH_ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    lecture_id: str
+    course_id: str
+    with_answers: bool
+    def __init__(self, lecture_id: _Optional[str] = ..., course_id: _Optional[str] = ..., with_answers: _Optional[bool] = ...) -> None: ...
+
+class PracticeQuestion(_message.Message):
+    __slots__ = ("id", "course_id", "lecture_id", "lecture_number", "question", "options", "citation", "answer_index", "explanation", "method", "report_comments", "reports", "attempts", "wrong")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    COURSE_ID_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    LECTURE_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    CITATION_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    REPORT_COMMENTS_FIELD_NUMBER: _ClassVar[int]
+    REPORTS_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    WRONG_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    course_id: str
+    lecture_id: str
+    lecture_number: int
+    question: str
+    options: _containers.RepeatedScalarFieldContainer[str]
+    citation: Citation
+    answer_index: int
+    explanation: str
+    method: str
+    report_comments: _containers.RepeatedScalarFieldContainer[str]
+    reports: int
+    attempts: int
+    wrong: int
+    def __init__(self, id: _Optional[str] = ..., course_id: _Optional[str] = ..., lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., citation: _Optional[_Union[Citation, _Mapping]] = ..., answer_index: _Optional[int] = ..., explanation: _Optional[str] = ..., method: _Optional[str] = ..., report_comments: _Optional[_Iterable[str]] = ..., reports: _Optional[int] = ..., attempts: _Optional[int] = ..., wrong: _Optional[int] = ...) -> None: ...
+
+class ListPracticeResponse(_message.Message):
+    __slots__ = ("questions", "generated_at", "regenerate_every_s")
+    QUESTIONS_FIELD_NUMBER: _ClassVar[int]
+    GENERATED_AT_FIELD_NUMBER: _ClassVar[int]
+    REGENERATE_EVERY_S_FIELD_NUMBER: _ClassVar[int]
+    questions: _containers.RepeatedCompositeFieldContainer[PracticeQuestion]
+    generated_at: str
+    regenerate_every_s: float
+    def __init__(self, questions: _Optional[_Iterable[_Union[PracticeQuestion, _Mapping]]] = ..., generated_at: _Optional[str] = ..., regenerate_every_s: _Optional[float] = ...) -> None: ...
+
+class PracticeQuestionRef(_message.Message):
+    __slots__ = ("question_id",)
+    QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
+    question_id: str
+    def __init__(self, question_id: _Optional[str] = ...) -> None: ...
+
+class OptionList(_message.Message):
+    __slots__ = ("values",)
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, values: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class UpdatePracticeQuestionRequest(_message.Message):
+    __slots__ = ("question_id", "question", "options", "answer_index", "explanation", "cite_lecture_id", "cite_t_s")
+    QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
+    QUESTION_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    CITE_LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    CITE_T_S_FIELD_NUMBER: _ClassVar[int]
+    question_id: str
+    question: str
+    options: OptionList
+    answer_index: int
+    explanation: str
+    cite_lecture_id: str
+    cite_t_s: float
+    def __init__(self, question_id: _Optional[str] = ..., question: _Optional[str] = ..., options: _Optional[_Union[OptionList, _Mapping]] = ..., answer_index: _Optional[int] = ..., explanation: _Optional[str] = ..., cite_lecture_id: _Optional[str] = ..., cite_t_s: _Optional[float] = ...) -> None: ...
+
+class ReportPracticeQuestionRequest(_message.Message):
+    __slots__ = ("question_id", "comment")
+    QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    question_id: str
+    comment: str
+    def __init__(self, question_id: _Optional[str] = ..., comment: _Optional[str] = ...) -> None: ...
+
+class PracticeAnswer(_message.Message):
+    __slots__ = ("question_id", "choice")
+    QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    question_id: str
+    choice: int
+    def __init__(self, question_id: _Optional[str] = ..., choice: _Optional[int] = ...) -> None: ...
+
+class AnswerPracticeRequest(_message.Message):
+    __slots__ = ("answers",)
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    answers: _containers.RepeatedCompositeFieldContainer[PracticeAnswer]
+    def __init__(self, answers: _Optional[_Iterable[_Union[PracticeAnswer, _Mapping]]] = ...) -> None: ...
+
+class PracticeResult(_message.Message):
+    __slots__ = ("question_id", "choice", "correct", "answer_index", "explanation", "citation")
+    QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
+    CHOICE_FIELD_NUMBER: _ClassVar[int]
+    CORRECT_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_INDEX_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    CITATION_FIELD_NUMBER: _ClassVar[int]
+    question_id: str
+    choice: int
+    correct: bool
+    answer_index: int
+    explanation: str
+    citation: Citation
+    def __init__(self, question_id: _Optional[str] = ..., choice: _Optional[int] = ..., correct: _Optional[bool] = ..., answer_index: _Optional[int] = ..., explanation: _Optional[str] = ..., citation: _Optional[_Union[Citation, _Mapping]] = ...) -> None: ...
+
+class AnswerPracticeResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[PracticeResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[PracticeResult, _Mapping]]] = ...) -> None: ...
+
 class GeneratePracticeRequest(_message.Message):
     __slots__ = ("lecture_id",)
     LECTURE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -54,6 +54,36 @@ class AskServiceStub:
                 request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.SerializeToString,
                 response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.FromString,
                 _registered_method=True)
+        self.ListPractice = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/ListPractice',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeRequest.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeResponse.FromString,
+                _registered_method=True)
+        self.GetPracticeQuestion = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/GetPracticeQuestion',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestionRef.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestion.FromString,
+                _registered_method=True)
+        self.UpdatePracticeQuestion = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/UpdatePracticeQuestion',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.UpdatePracticeQuestionRequest.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestion.FromString,
+                _registered_method=True)
+        self.DeletePracticeQuestion = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/DeletePracticeQuestion',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestionRef.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.Empty.FromString,
+                _registered_method=True)
+        self.ReportPracticeQuestion = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/ReportPracticeQuestion',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ReportPracticeQuestionRequest.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.Empty.FromString,
+                _registered_method=True)
+        self.AnswerPractice = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/AnswerPractice',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerPracticeRequest.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerPracticeResponse.FromString,
+                _registered_method=True)
 
 
 class AskServiceServicer:
@@ -93,6 +123,51 @@ class AskServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListPractice(self, request, context):
+        """Exam prep's questions (ask owns quiz_questions, quiz_reports, quiz_attempts, quiz_generations);
+        the gateway decides who may call what. Errors: NOT_FOUND an unknown question or lecture
+        (message "Unknown question."), INVALID_ARGUMENT a change, answer or comment that is not valid.
+        A lecture's or a course's questions in lecture and time order; with_answers adds answers,
+        explanations, report comments and attempt counts (the instructor's view).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPracticeQuestion(self, request, context):
+        """One question (with its answer: the gateway checks who may see its course).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdatePracticeQuestion(self, request, context):
+        """Changes the fields set, validating the whole question; returns it (instructor's view).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeletePracticeQuestion(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReportPracticeQuestion(self, request, context):
+        """A student's report that a question is wrong or unclear (comment up to 2000 characters).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerPractice(self, request, context):
+        """Records each answer in order and grades it (choice 0-3).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_AskServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -115,6 +190,36 @@ def add_AskServiceServicer_to_server(servicer, server):
                     servicer.Embed,
                     request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.FromString,
                     response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.SerializeToString,
+            ),
+            'ListPractice': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListPractice,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeRequest.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeResponse.SerializeToString,
+            ),
+            'GetPracticeQuestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPracticeQuestion,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestionRef.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestion.SerializeToString,
+            ),
+            'UpdatePracticeQuestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdatePracticeQuestion,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.UpdatePracticeQuestionRequest.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestion.SerializeToString,
+            ),
+            'DeletePracticeQuestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeletePracticeQuestion,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestionRef.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.Empty.SerializeToString,
+            ),
+            'ReportPracticeQuestion': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReportPracticeQuestion,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ReportPracticeQuestionRequest.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.Empty.SerializeToString,
+            ),
+            'AnswerPractice': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerPractice,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerPracticeRequest.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerPracticeResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -225,6 +330,168 @@ class AskService:
             '/lecturecopilot.ask.v1.AskService/Embed',
             lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.SerializeToString,
             lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListPractice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/ListPractice',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeRequest.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPracticeQuestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/GetPracticeQuestion',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestionRef.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestion.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdatePracticeQuestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/UpdatePracticeQuestion',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.UpdatePracticeQuestionRequest.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestion.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeletePracticeQuestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/DeletePracticeQuestion',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.PracticeQuestionRef.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReportPracticeQuestion(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/ReportPracticeQuestion',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ReportPracticeQuestionRequest.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.Empty.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerPractice(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/AnswerPractice',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerPracticeRequest.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerPracticeResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -198,9 +198,13 @@ def list_questions(conn, *, lecture_id: str | None = None, course_id: str | None
 
 
 def get_question(conn, question_id: str) -> dict:
-    rows = _rows(conn, "SELECT id::text AS id, course_id::text AS course_id, lecture_id::text AS lecture_id, stem, "
-                       "options, answer_index, explanation, cite_lecture_id::text AS cite_lecture_id, cite_t_s, method "
-                       "FROM quiz_questions WHERE id=%s", (_uuid(question_id),))
+    """The question: id, course_id, lecture_id, lecture_number, stem, options, answer_index,
+    explanation, cite_lecture_id, cite_lecture_number, cite_t_s (s), method. NotFound when unknown."""
+    rows = _rows(conn, "SELECT q.id::text AS id, q.course_id::text AS course_id, q.lecture_id::text AS lecture_id, "
+                       "l.number AS lecture_number, q.stem, q.options, q.answer_index, q.explanation, "
+                       "q.cite_lecture_id::text AS cite_lecture_id, c.number AS cite_lecture_number, q.cite_t_s, "
+                       "q.method FROM quiz_questions q JOIN lectures l ON l.id=q.lecture_id "
+                       "JOIN lectures c ON c.id=q.cite_lecture_id WHERE q.id=%s", (_uuid(question_id),))
     if not rows:
         raise NotFound("Unknown question.")
     return rows[0]
@@ -247,10 +251,10 @@ def edit_question(conn, question_id: str, **changes) -> dict:
 
 
 def delete_question(conn, question_id: str) -> None:
-    """Deletes a question (its reports and attempts too); QuizError when unknown."""
+    """Deletes a question (its reports and attempts too); NotFound when unknown."""
     rows = _rows(conn, "DELETE FROM quiz_questions WHERE id=%s RETURNING id", (_uuid(question_id),))
     if not rows:
-        raise QuizError("Unknown question.")
+        raise NotFound("Unknown question.")
 
 
 def report_question(conn, question_id: str, comment: str | None = None) -> None:
@@ -262,7 +266,8 @@ def report_question(conn, question_id: str, comment: str | None = None) -> None:
 
 
 def record_attempt(conn, question_id: str, chosen_index: int) -> dict:
-    """Records a student's answer; returns {correct, answer_index, explanation, cite_lecture_id, cite_t_s}."""
+    """Records a student's answer; returns {correct, answer_index, explanation, cite_lecture_id,
+    cite_lecture_number, cite_t_s}. NotFound for an unknown question, QuizError for a choice not 0–3."""
     q = get_question(conn, question_id)
     if isinstance(chosen_index, bool) or not isinstance(chosen_index, int) or not 0 <= chosen_index <= 3:
         raise QuizError("chosen_index must be 0, 1, 2 or 3.")
@@ -270,4 +275,24 @@ def record_attempt(conn, question_id: str, chosen_index: int) -> dict:
     _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct) VALUES (%s,%s,%s)",
           (q["id"], chosen_index, correct))
     return {"correct": correct, "answer_index": q["answer_index"], "explanation": q["explanation"],
-            "cite_lecture_id": q["cite_lecture_id"], "cite_t_s": q["cite_t_s"]}
+            "cite_lecture_id": q["cite_lecture_id"], "cite_lecture_number": q["cite_lecture_number"],
+            "cite_t_s": q["cite_t_s"]}
+
+
+def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict[str, list]]:
+    """For the questions: ``({id: {"n", "wrong"}}`` attempts and wrong ones, ``{id: [comment, ...]})``
+    of their reports (oldest first; a comment may be None). Two queries."""
+    stats = {x["q"]: x for x in _rows(
+        conn, "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong "
+              "FROM quiz_attempts WHERE question_id = ANY(%s::uuid[]) GROUP BY question_id", (question_ids,))}
+    comments: dict[str, list] = {}
+    for c in _rows(conn, "SELECT question_id::text AS q, comment FROM quiz_reports "
+                         "WHERE question_id = ANY(%s::uuid[]) ORDER BY created_at", (question_ids,)):
+        comments.setdefault(c["q"], []).append(c["comment"])
+    return stats, comments
+
+
+def last_generation(conn, lecture_id: str):
+    """When the lecture's set was last generated (a timezone-aware datetime), or None."""
+    return _rows(conn, "SELECT max(created_at) AS t FROM quiz_generations WHERE lecture_id=%s",
+                 (_uuid(lecture_id, "lecture"),))[0]["t"]

@@ -1,12 +1,16 @@
-"""Practice questions (exam prep), on top of :mod:`services.ask.examprep_store`.
+"""Practice questions (exam prep), reached through ask's gRPC: ask owns the questions, their
+reports, attempts and generations (``ListPractice``, ``GetPracticeQuestion``, ``UpdatePracticeQuestion``,
+``DeletePracticeQuestion``, ``ReportPracticeQuestion``, ``AnswerPractice``, ``GeneratePractice`` in
+ask.proto); the gateway decides who may call what and maps ask's status codes back to HTTP
+(:func:`~services.gateway.errors.grpc_error`).
 
 Students (anyone who may see the course) list a lecture's or a course's questions without their
 answers, submit chosen options and get the score with, per question, the correct option, the
 explanation and a chip; they may report a question. The course's instructor (or an admin)
 generates a lecture's set (at most once per lecture every 5 minutes: 429 with ``Retry-After`` and
 ``wait_s``), edits and deletes questions, and sees answers, reports and how often each question was
-answered wrongly. Generation runs in ask (``GeneratePractice``), which holds the sentence embedder the
-blind check needs; the gateway loads no model.
+answered wrongly. Generation runs in ask, which holds the sentence embedder the blind check needs;
+the gateway loads no model.
 """
 
 from __future__ import annotations
@@ -17,15 +21,25 @@ from flask import Blueprint, Response, jsonify
 from lecturecopilot import telemetry
 from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
-from services.ask import examprep_store as quiz
 
-from .. import limits, responses as out, schemas, store
+from .. import limits, responses as out, schemas
 from ..access import course_row, lecture_row, limited, may_manage, person, within_course
 from ..context import ctx
 from ..contract import accepts, returns
-from ..errors import ApiError, grpc_error, not_found
+from ..errors import ApiError, grpc_error
 
 bp = Blueprint("practice", __name__)
+CALL_TIMEOUT_S = 30
+
+
+def ask_call(method: str, request, *, timeout_s: float = CALL_TIMEOUT_S, **codes):
+    """``method`` of ask's stub on ``request``; a failed call becomes an ApiError by
+    :func:`grpc_error` (``codes`` as its keyword arguments: NOT_FOUND 404, INVALID_ARGUMENT 400
+    ``invalid``, unreachable 503 ...)."""
+    try:
+        return getattr(ctx().ask, method)(request, timeout=timeout_s, metadata=telemetry.grpc_metadata())
+    except grpc.RpcError as e:
+        raise grpc_error(e, **codes) from None
 
 
 def citation_json(lecture_id: str, lecture_number: int, t_s: float) -> dict:
@@ -34,46 +48,50 @@ def citation_json(lecture_id: str, lecture_number: int, t_s: float) -> dict:
             "label": citation_label(lecture_number, t_s)}
 
 
-def _chip(r: dict) -> dict:
-    return citation_json(r["cite_lecture_id"], r["cite_lecture_number"], r["cite_t_s"])
+def _chip(c: ask_pb2.Citation) -> dict:
+    return citation_json(c.lecture_id, c.lecture_number, c.t_s)
 
 
-def public_json(r: dict) -> dict:
+def public_json(q: ask_pb2.PracticeQuestion) -> dict:
     """A question as a student sees it before answering: no answer, no explanation, no chip."""
-    return {"id": r["id"], "lecture_id": r["lecture_id"], "lecture_number": r["lecture_number"],
-            "question": r["stem"], "options": list(r["options"])}
+    return {"id": q.id, "lecture_id": q.lecture_id, "lecture_number": q.lecture_number,
+            "question": q.question, "options": list(q.options)}
 
 
-def question_row(question_id: str, *, manage: bool = False) -> dict:
+def admin_json(q: ask_pb2.PracticeQuestion) -> dict:
+    """A question as its instructor sees it (from a call ``with_answers``): answer, explanation,
+    chip, reports with their comments, attempts and wrong attempts."""
+    return {**public_json(q), "answer_index": q.answer_index, "explanation": q.explanation, "method": q.method,
+            "citation": _chip(q.citation), "reports": q.reports, "report_comments": list(q.report_comments),
+            "attempts": q.attempts, "wrong": q.wrong}
+
+
+def question_row(question_id: str, *, manage: bool = False) -> ask_pb2.PracticeQuestion:
     """The question if its course may be seen (ApiError 404 otherwise; ``manage`` as in course_row)."""
-    try:
-        with ctx().pool.connection() as conn:
-            q = quiz.get_question(conn, question_id)
-    except quiz.QuizError:
-        raise not_found("question") from None
-    within_course(q["course_id"], "question", manage=manage)
+    q = ask_call("GetPracticeQuestion", ask_pb2.PracticeQuestionRef(question_id=question_id))
+    within_course(q.course_id, "question", manage=manage)
     return q
 
 
-def admin_json(conn, rows: list[dict]) -> list[dict]:
-    """The questions as their instructor sees them: answer, explanation, chip, reports with
-    their comments, attempts and wrong attempts (two queries for the whole list)."""
-    stats, comments = store.practice_stats(conn, [r["id"] for r in rows])
-    found = []
-    for r in rows:
-        mine, st = comments.get(r["id"], []), stats.get(r["id"], {"n": 0, "wrong": 0})
-        found.append({**public_json(r), "answer_index": r["answer_index"], "explanation": r["explanation"],
-                      "method": r["method"], "citation": _chip(r),
-                      "reports": len(mine), "report_comments": [c for c in mine if c],
-                      "attempts": st["n"], "wrong": st["wrong"]})
-    return found
+def _listed(*, with_answers: bool = False, **scope: str) -> ask_pb2.ListPracticeResponse:
+    return ask_call("ListPractice", ask_pb2.ListPracticeRequest(with_answers=with_answers, **scope))
 
 
-def grade(rows: list[dict], body: schemas.QuizAnswers) -> dict:
+def _questions(**scope: str) -> list[ask_pb2.PracticeQuestion]:
+    return list(_listed(**scope).questions)
+
+
+def _answered(answers: list[tuple[str, int]]) -> list[ask_pb2.PracticeResult]:
+    """Records and grades ``(question_id, choice)`` pairs in ask (400 ``invalid_answers`` if ask refuses one)."""
+    req = ask_pb2.AnswerPracticeRequest(answers=[ask_pb2.PracticeAnswer(question_id=q, choice=c) for q, c in answers])
+    return list(ask_call("AnswerPractice", req, invalid="invalid_answers").results)
+
+
+def grade(rows: list[ask_pb2.PracticeQuestion], body: schemas.QuizAnswers) -> dict:
     """Grades ``body.answers`` against ``rows`` (the questions the request may answer), records
     every attempt, returns the score and per-question results. ApiError 404 for a question not in
     ``rows``, 400 ``invalid_answers`` for one answered twice, 429 past ``LC_QUIZ_ANSWER_LIMIT``."""
-    by_id = {r["id"]: r for r in rows}
+    by_id = {r.id: r for r in rows}
     seen = set()
     for a in body.answers:
         if a.question_id not in by_id:
@@ -82,20 +100,11 @@ def grade(rows: list[dict], body: schemas.QuizAnswers) -> dict:
             raise ApiError(400, "invalid_answers", "A question is answered twice.")
         seen.add(a.question_id)
     limited([(f"quiz-answer:{person()}", limits.HOUR_S, ctx().settings.quiz_answer_limit)], "practice answers")
-    results = []
-    with ctx().pool.connection() as conn:
-        for a in body.answers:
-            r = by_id[a.question_id]
-            got = quiz.record_attempt(conn, r["id"], a.choice)
-            results.append({"question_id": r["id"], "choice": a.choice, "correct": got["correct"],
-                            "answer_index": got["answer_index"], "answer": r["options"][got["answer_index"]],
-                            "explanation": got["explanation"], "citation": _chip(r)})
+    results = [{"question_id": got.question_id, "choice": got.choice, "correct": got.correct,
+                "answer_index": got.answer_index, "answer": by_id[got.question_id].options[got.answer_index],
+                "explanation": got.explanation, "citation": _chip(got.citation)}
+               for got in _answered([(a.question_id, a.choice) for a in body.answers])]
     return {"score": sum(1 for x in results if x["correct"]), "total": len(results), "results": results}
-
-
-def _questions(**scope: str) -> list[dict]:
-    with ctx().pool.connection() as conn:
-        return quiz.list_questions(conn, **scope)
 
 
 @bp.get("/api/lectures/<lecture_id>/quiz")
@@ -139,15 +148,10 @@ def generate_quiz(lecture_id: str):
     r = lecture_row(lecture_id, manage=True)
     if r["status"] != "ready":
         raise ApiError(409, "not_ready", "The lecture is not processed yet; generate questions once it is ready.")
-    try:
-        gen = ctx().ask.GeneratePractice(ask_pb2.GeneratePracticeRequest(lecture_id=str(r["id"])), timeout=120,
-                                         metadata=telemetry.grpc_metadata())
-    except grpc.RpcError as e:
-        raise grpc_error(e, invalid="invalid_quiz", exhausted="regenerate_too_soon",
-                         precondition="no_questions") from None
-    with ctx().pool.connection() as conn:
-        by_id = {x["id"]: x for x in quiz.list_questions(conn, lecture_id=str(r["id"]))}
-        questions = admin_json(conn, [by_id[i] for i in gen.question_ids if i in by_id])
+    gen = ask_call("GeneratePractice", ask_pb2.GeneratePracticeRequest(lecture_id=str(r["id"])), timeout_s=120,
+                   invalid="invalid_quiz", exhausted="regenerate_too_soon", precondition="no_questions")
+    by_id = {x.id: x for x in _listed(lecture_id=str(r["id"]), with_answers=True).questions}
+    questions = [admin_json(by_id[i]) for i in gen.question_ids if i in by_id]
     return jsonify({"lecture_id": str(r["id"]), "method": gen.method, "written": gen.written, "kept": gen.kept,
                     "seconds": round(gen.seconds, 2), "questions": questions}), 201
 
@@ -158,12 +162,9 @@ def lecture_quiz_admin(lecture_id: str):
     """The set with answers, explanations, chips, report counts and comments, attempts and how
     often each was answered wrongly (owner or admin)."""
     r = lecture_row(lecture_id, manage=True)
-    with ctx().pool.connection() as conn:
-        rows = quiz.list_questions(conn, lecture_id=str(r["id"]))
-        last = store.last_generation(conn, r["id"])
-        questions = admin_json(conn, rows)
-    return {"lecture_id": str(r["id"]), "generated_at": last.isoformat() if last else None,
-            "regenerate_every_s": quiz.REGENERATE_EVERY_S, "questions": questions}
+    found = _listed(lecture_id=str(r["id"]), with_answers=True)
+    return {"lecture_id": str(r["id"]), "generated_at": found.generated_at or None,
+            "regenerate_every_s": found.regenerate_every_s, "questions": [admin_json(x) for x in found.questions]}
 
 
 @bp.patch("/api/quiz/questions/<question_id>")
@@ -174,15 +175,10 @@ def edit_quiz_question(question_id: str, body: schemas.QuizEdit):
     ``cite_t_s``; the whole question is validated (400 ``invalid_quiz``). Owner or admin."""
     q = question_row(question_id, manage=True)
     changes = body.model_dump(exclude_none=True)
-    if "question" in changes:
-        changes["stem"] = changes.pop("question")
-    try:
-        with ctx().pool.connection() as conn:
-            quiz.edit_question(conn, q["id"], **changes)
-            [row] = [x for x in quiz.list_questions(conn, lecture_id=q["lecture_id"]) if x["id"] == q["id"]]
-            return admin_json(conn, [row])[0]
-    except quiz.QuizError as e:
-        raise ApiError(400, "invalid_quiz", str(e)) from None
+    if "options" in changes:
+        changes["options"] = ask_pb2.OptionList(values=changes["options"])
+    req = ask_pb2.UpdatePracticeQuestionRequest(question_id=q.id, **changes)
+    return admin_json(ask_call("UpdatePracticeQuestion", req, invalid="invalid_quiz"))
 
 
 @bp.delete("/api/quiz/questions/<question_id>")
@@ -190,8 +186,7 @@ def edit_quiz_question(question_id: str, body: schemas.QuizEdit):
 def delete_quiz_question(question_id: str):
     """Deletes a question (owner or admin) → 204."""
     q = question_row(question_id, manage=True)
-    with ctx().pool.connection() as conn:
-        quiz.delete_question(conn, q["id"])
+    ask_call("DeletePracticeQuestion", ask_pb2.PracticeQuestionRef(question_id=q.id))
     return Response(status=204)
 
 
@@ -202,8 +197,8 @@ def report_quiz_question(question_id: str, body: schemas.QuizReport):
     """``{"comment": str | null}`` → 204; anyone who may see the course, ``LC_QUIZ_REPORT_LIMIT`` a day."""
     q = question_row(question_id)
     limited([(f"quiz-report:{person()}", limits.DAY_S, ctx().settings.quiz_report_limit)], "question reports today")
-    with ctx().pool.connection() as conn:
-        quiz.report_question(conn, q["id"], body.comment)
+    ask_call("ReportPracticeQuestion", ask_pb2.ReportPracticeQuestionRequest(question_id=q.id, comment=body.comment),
+             invalid="invalid_comment")
     return Response(status=204)
 
 
@@ -216,10 +211,10 @@ def lecture_practice(lecture_id: str):
     r = lecture_row(lecture_id)
     manager = may_manage(course_row(str(r["course_id"])))
     found = []
-    for x in _questions(lecture_id=str(r["id"])):
-        q = {**public_json(x), "citation": _chip(x)}
+    for x in _listed(lecture_id=str(r["id"]), with_answers=manager).questions:
+        q = {**public_json(x), "citation": _chip(x.citation)}
         if manager:
-            q.update(answer_index=x["answer_index"], explanation=x["explanation"])
+            q.update(answer_index=x.answer_index, explanation=x.explanation)
         found.append(q)
     return {"questions": found}
 
@@ -232,8 +227,6 @@ def practice_answer(question_id: str, body: schemas.PracticeAnswer):
     is recorded)."""
     q = question_row(question_id)
     limited([(f"quiz-answer:{person()}", limits.HOUR_S, ctx().settings.quiz_answer_limit)], "practice answers")
-    with ctx().pool.connection() as conn:
-        got = quiz.record_attempt(conn, q["id"], body.choice)
-    number = store.lecture_number(ctx().pool, got["cite_lecture_id"])
-    return {"correct": got["correct"], "answer_index": got["answer_index"], "explanation": got["explanation"],
-            "citation": citation_json(got["cite_lecture_id"], number, got["cite_t_s"])}
+    [got] = _answered([(q.id, body.choice)])
+    return {"correct": got.correct, "answer_index": got.answer_index, "explanation": got.explanation,
+            "citation": _chip(got.citation)}
