@@ -10,6 +10,7 @@ through one of its lectures, uploads, answers or questions); managing it needs i
 from __future__ import annotations
 
 import uuid
+from typing import Callable
 
 from flask import g, request, session
 
@@ -159,11 +160,13 @@ def lecture_in(course: dict, lecture_id: str | None) -> str:
 
 
 @db.retry_on_disconnect
-def managed_upload(upload_id: str) -> str:
+def managed_upload(upload_id: str, course_of: Callable[[str], str | None]) -> str:
     """The upload's id when this request may manage its course (ApiError 404 for an unknown
-    upload or one of a course it may not see; 401/403 when it may not manage it)."""
+    upload or one of a course it may not see; 401/403 when it may not manage it). ``course_of``
+    gives an upload's course id, None when unknown (``ingest_client.upload_course``: ingest owns
+    ``uploads``)."""
     uid = a_uuid(upload_id, "upload")
-    course_id = store.upload_course(ctx().pool, uid)
+    course_id = course_of(uid)
     if course_id is None:
         require("instructor", "admin")
         raise not_found("upload")

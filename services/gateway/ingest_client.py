@@ -1,4 +1,5 @@
-"""Calls to the ingest service (HTTP, ``LC_INGEST_URL``): deletions, retries and uploads.
+"""Calls to the ingest service (HTTP, ``LC_INGEST_URL``): deletions, retries, uploads and the
+course of a resumable upload.
 
 Upload bodies stream through to ingest, each holding a thread while it arrives: at most
 ``LC_UPLOAD_RELAYS_MAX`` at once (plain requests always find a thread), each bounded in time
@@ -25,6 +26,17 @@ def call(method: str, path: str, *, timeout_s: float = 60, **kw) -> requests.Res
         return requests.request(method, f"{ctx().settings.ingest_url}{path}", timeout=timeout_s, **kw)
     except requests.RequestException:
         raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.") from None
+
+
+def upload_course(upload_id: str) -> str | None:
+    """The course id of a resumable upload, asked of ingest (which owns ``uploads``); None for an
+    unknown upload. ApiError 503 ``ingest_unavailable`` when ingest is unreachable or fails."""
+    resp = call("GET", f"/v1/uploads/{upload_id}/course", timeout_s=30)
+    if resp.status_code == 404:
+        return None
+    if resp.status_code != 200:
+        raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.")
+    return str(resp.json()["course_id"])
 
 
 def relay(method: str, path: str, *, timeout_s: float = 3600, **kw) -> Response:

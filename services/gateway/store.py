@@ -137,13 +137,6 @@ def lecture_status(pool: ConnectionPool, lecture_id) -> dict | None:
                             (lecture_id,)).fetchone()
 
 
-def upload_course(pool: ConnectionPool, upload_id: str) -> str | None:
-    """The course id of a resumable upload, or None for an unknown upload."""
-    with pool.connection() as conn:
-        row = conn.execute("SELECT course_id FROM uploads WHERE id=%s", (upload_id,)).fetchone()
-    return str(row["course_id"]) if row else None
-
-
 def chapters(pool: ConnectionPool, lecture_id) -> list[dict]:
     """The lecture's chapters in order: ``{"start_s", "end_s", "title", "bullets"}`` (seconds)."""
     with pool.connection() as conn:

@@ -7,7 +7,8 @@ JSON error.
 Resumable: ``POST /v1/courses/<course_id>/uploads`` (JSON ``filename``, ``size``, ``title``,
 ``number``; headers ``X-LC-Owner``: who starts it, ``X-LC-Owner-Role``: ``admin`` is not capped) →
 201 status; ``PUT /v1/uploads/<id>`` with ``Content-Range: bytes a-b/size`` per chunk → 200 status
-(202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset. A thread sweeps
+(202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset;
+``GET /v1/uploads/<id>/course`` → ``{"upload_id", "course_id"}`` (404 unknown). A thread sweeps
 uploads (expiry, interrupted finishes) at start and every few seconds (``resumable.sweep``).
 The routes are :mod:`.routes`' blueprints; errors and body bounds are wired in :mod:`.web`.
 Request bodies are bounded in time (``httpserve.bounded_bodies``), a little beyond the gateway's

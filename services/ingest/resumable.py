@@ -181,6 +181,12 @@ def upload_status(*, settings: Settings, records: IngestStore, store: MediaStore
     return _status(settings, row, offset(store, row))
 
 
+def upload_course(*, settings: Settings, records: IngestStore, upload_id: str) -> str:
+    """The id of the course ``upload_id`` uploads into (for the gateway's check of who may
+    manage it). Raises :class:`IngestError` 404 for an unknown or malformed id."""
+    return str(_row(records, settings, upload_id)["course_id"])
+
+
 def _settle(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict,
             f: BinaryIO | None) -> dict:
     """Under the upload's lock: finishes an upload whose bytes are all there (an interrupted

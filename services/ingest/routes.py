@@ -127,6 +127,15 @@ def resumable_status(upload_id: str):
                                            publish=parts.publish, upload_id=upload_id))
 
 
+@uploads.get("/v1/uploads/<upload_id>/course")
+def resumable_course(upload_id: str):
+    """``{"upload_id", "course_id"}`` of an upload (the gateway checks who may manage it) → 200; 404 unknown."""
+    parts = ingest()
+    return jsonify({"upload_id": upload_id,
+                    "course_id": resumable.upload_course(settings=parts.settings, records=parts.records,
+                                                         upload_id=upload_id)})
+
+
 @uploads.put("/v1/uploads/<upload_id>")
 def resumable_chunk(upload_id: str):
     """One chunk with ``Content-Range: bytes a-b/size`` → 200 the status, 202 once the lecture is queued."""

@@ -3,6 +3,8 @@ refuse out-of-order chunks, other sizes and types, and queue the lecture once co
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 import requests
 
@@ -99,6 +101,24 @@ def test_deleting_a_course_removes_its_unfinished_uploads(stack):
     assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=30).status_code == 204
     assert not part.exists()
     _err(requests.get(f"{stack.base}/api/uploads/{uid}", headers=stack.admin, timeout=10), 404, "not_found")
+
+
+def test_the_course_of_an_upload_comes_from_ingest(stack):
+    """Ingest owns ``uploads``: the gateway asks it for an upload's course and checks who may manage it."""
+    from web_helpers import mint
+
+    course = stack.create_course("Upload's course")
+    uid = _start(stack, course, "mine.mp4", 1000).json()["upload_id"]
+    r = requests.get(f"{stack.settings.ingest_url}/v1/uploads/{uid}/course", timeout=10)
+    assert r.status_code == 200 and r.json() == {"upload_id": uid, "course_id": course}
+    r = requests.get(f"{stack.settings.ingest_url}/v1/uploads/00000000-0000-0000-0000-000000000000/course", timeout=10)
+    assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
+    other = mint(stack, "instructor", "someone-else@example.edu")  # may see the public course, not manage it
+    _err(requests.get(f"{stack.base}/api/uploads/{uid}", headers=other, timeout=10), 403, "forbidden")
+    _err(requests.put(f"{stack.base}/api/uploads/{uid}", data=b"x" * 10, timeout=10,
+                      headers={**other, "Content-Range": "bytes 0-9/1000"}), 403, "forbidden")
+    _err(requests.get(f"{stack.base}/api/uploads/{uuid.uuid4()}", headers=other, timeout=10), 404, "not_found")
+    assert _status(stack, uid)["offset"] == 0
 
 
 # -- issue #12: checks at the start (19), abandoned uploads (16), an interrupted finish (17) -----

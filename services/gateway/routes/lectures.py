@@ -47,7 +47,8 @@ def start_resumable_upload(course_id: str, body: schemas.UploadStart):
 @returns(out.UploadStatus)
 def resumable_upload_status(upload_id: str):
     """Where a resumable upload stands (the offset to resume at)."""
-    return ingest_client.relay("GET", f"/v1/uploads/{managed_upload(upload_id)}", timeout_s=300)
+    uid = managed_upload(upload_id, ingest_client.upload_course)
+    return ingest_client.relay("GET", f"/v1/uploads/{uid}", timeout_s=300)
 
 
 @bp.put("/api/uploads/<upload_id>")
@@ -56,7 +57,8 @@ def resumable_upload_status(upload_id: str):
 @returns(out.UploadStatus, 202, description="the last chunk: the lecture is queued")
 def resumable_upload_chunk(upload_id: str):
     """One chunk at the server's offset (``Content-Range: bytes a-b/size``); 409 elsewhere."""
-    return ingest_client.relay_upload("PUT", f"/v1/uploads/{managed_upload(upload_id)}",
+    uid = managed_upload(upload_id, ingest_client.upload_course)
+    return ingest_client.relay_upload("PUT", f"/v1/uploads/{uid}",
                                       {"Content-Range": request.headers.get("Content-Range", "")},
                                       ctx().settings.upload_chunk_timeout_s + 300)
 
