@@ -98,7 +98,7 @@ def remove_member(pool: ConnectionPool, course_id, email: str) -> None:
         conn.execute("DELETE FROM course_members WHERE course_id=%s AND email=%s", (course_id, email))
 
 
-# -- lectures, uploads, transcript -----------------------------------------------------------
+# -- lectures, transcript -------------------------------------------------------------------
 def lecture(pool: ConnectionPool, lecture_id: str) -> dict | None:
     """The ``lectures`` row (every column), or None."""
     with pool.connection() as conn:
