@@ -26,6 +26,7 @@ from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from lecturecopilot import bus, db, embedded, httpserve, telemetry
+from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import Settings, get_settings
 from lecturecopilot.storage import MediaStore
 
@@ -53,6 +54,7 @@ def create_app() -> Flask:
     tracing = telemetry.setup("ingest")
     pool = db.make_pool(settings, max_size=8)
     store = MediaStore.from_settings(settings)
+    points = PointWriter.from_settings(settings)  # None: no Qdrant server, ask's shards follow Postgres
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas)
     app = Flask("ingest")
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
@@ -186,7 +188,7 @@ def create_app() -> Flask:
 
     @app.delete("/v1/lectures/<lecture_id>")
     def delete_lecture(lecture_id: str):
-        delete_lectures(pool=pool, store=store, lecture_ids=[lecture_id])
+        delete_lectures(pool=pool, store=store, lecture_ids=[lecture_id], points=points)
         return "", 204
 
     @app.delete("/v1/courses/<course_id>")
@@ -194,7 +196,7 @@ def create_app() -> Flask:
         with pool.connection() as conn:
             ids = [str(r["id"]) for r in conn.execute("SELECT id FROM lectures WHERE course_id=%s",
                                                        (course_id,)).fetchall()]
-        delete_lectures(pool=pool, store=store, lecture_ids=ids, course_id=course_id)
+        delete_lectures(pool=pool, store=store, lecture_ids=ids, course_id=course_id, points=points)
         return "", 204
 
     return app

@@ -20,6 +20,7 @@ from lecturecopilot.captions import parse_captions
 from lecturecopilot.db import retry_on_disconnect
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.labels import clock
+from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 from lecturecopilot.text import TextError, check_filename, check_text
@@ -351,10 +352,13 @@ def retry_lecture(*, pool: ConnectionPool, publish: Callable[[str, bytes, str], 
     return {"lecture_id": lecture_id, "status": "queued"}
 
 
-def delete_lectures(*, pool: ConnectionPool, store: MediaStore, lecture_ids: list[str], course_id: str | None = None) -> int:
+def delete_lectures(*, pool: ConnectionPool, store: MediaStore, lecture_ids: list[str], course_id: str | None = None,
+                    points: PointWriter | None = None) -> int:
     """Deletes lectures (their rows, and by cascade transcript, segments, chapters) and their media
-    folders; with ``course_id``, the course row too (and by cascade its answers). The ask
-    service's search index drops a lecture's points at its next sync with Postgres (the row is
+    folders; with ``course_id``, the course row too (and by cascade its answers). With ``points``
+    (``QDRANT_URL`` set) their points in the Qdrant server go too; a server that refuses is logged,
+    not raised (Postgres is the record, and ask drops hits of lectures it no longer lists). An ask
+    process's embedded shard drops a lecture's points at its next sync with Postgres (the row is
     gone), and workers drop in-flight events of a deleted lecture. Returns the lectures deleted."""
     uploads: list[str] = []
     with pool.connection() as conn:
@@ -366,6 +370,11 @@ def delete_lectures(*, pool: ConnectionPool, store: MediaStore, lecture_ids: lis
                 conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
     for lid in lecture_ids:
         store.delete_lecture(lid)
+    if points is not None:
+        try:
+            points.delete_lectures(lecture_ids)
+        except Exception as e:  # qdrant-client raises its own and httpx's errors
+            log.warning("deleting the points of %d lectures from the Qdrant server failed: %s", len(lecture_ids), e)
     for uid in uploads:  # resumable uploads still receiving: their bytes go with the course
         (store.root / "uploads" / f"{uid}.part").unlink(missing_ok=True)
     return n
