@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from lecturecopilot.vocabulary import MEANT_TWICE as _MEANT_TWICE
+
 # filled pauses (Shriberg's "filled pauses"): never a word of content
 _FILLED_BOTH = re.compile(r",\s*(?:u+[hm]+|e+rm*|hmm+|a+h+|mm+)\s*,\s*", re.IGNORECASE)
 _FILLED = re.compile(r"(^|[\s,;])(?:u+[hm]+|e+rm*|hmm+|a+h+|mm+)[,;]?(?=[\s,.;!?]|$)", re.IGNORECASE)
@@ -32,9 +34,6 @@ _HEDGE_OPEN = re.compile(r"(^|[,;]\s)(?:kind of|sort of|kinda|sorta)\s+", re.IGN
 _TAG = re.compile(r",?\s+(?:right|okay|ok|yeah|yes|no|correct|huh|see)\s*\?+\s*$", re.IGNORECASE)
 # repetitions and restarts: the same one to three words said twice in a row ("we, we can", "the the")
 _REPEAT = re.compile(r"\b((?:[\w']+\s+){0,2}[\w']+)(?:\s*,)?\s+\1\b", re.IGNORECASE)
-# doubled words that are meant: "log log n", "very very", "had had", "that that"
-# ("the question is, is this efficient?" is a question, not a stutter)
-_MEANT_TWICE = frozenset({"log", "very", "had", "that", "bye", "no", "so", "dot", "is", "was"})
 # what opens a spoken sentence but not a written answer: "So,", "And so", "OK, so", "All right."
 _OPENER = re.compile(r"^(?:(?:so|and|but|okay|ok|all right|alright|well|yeah|yes|right)\b[,.]?\s+|now,\s+)+",
                      re.IGNORECASE)

@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import re
 
+from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
+
 from .refine import content_words
 
 _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) (?:that|it|this)\b.*"
@@ -22,8 +24,6 @@ _STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how
 _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
 
-_QUESTION_VERBS = frozenset("""take takes work works mean means cost costs run runs happen happens use used need
-needs""".split())  # the verb of "how long does merge sort take?", not part of its topic
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
 
 

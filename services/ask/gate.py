@@ -31,6 +31,9 @@ from typing import Callable
 import numpy as np
 import wordfreq
 
+from lecturecopilot.vocabulary import COMMON_ZIPF
+from lecturecopilot.vocabulary import GATE_FUNCTION_WORDS as _FUNCTION_WORDS
+
 from .retrieve import Passage, window_score
 from .search_index import EmbeddedSearchIndex
 
@@ -62,13 +65,7 @@ def request_topic(question: str) -> str:
     return rest if re.search(r"\w", rest) else question
 
 
-# Words this common in English (wordfreq's Zipf scale: log10 of frequency per billion words; 5.7 ≈
-# once per 2,000 words: "work", "time", "take", "use", "long", "get") name no topic, so a course's silence on
-# them says nothing about coverage: a short course may never say "work", and "how does chaining work?"
-# is still about chaining. Such a word the course does say still counts for it. Topic words stay:
-# "chain" 4.65, "sort" 5.0, "France" 4.94, "system" 5.56.
-COMMON_ZIPF = 5.7
-_FUNCTION_WORDS = frozenset({"vs", "versus", "please", "thanks"})  # "chaining vs open addressing"
+# COMMON_ZIPF and the function words: lecturecopilot/vocabulary.py (where and why)
 
 
 @functools.lru_cache(maxsize=50_000)

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from lecturecopilot.labels import clock
+from lecturecopilot.vocabulary import NUMBER_WORDS as _NUMBER_WORDS
+from lecturecopilot.vocabulary import ORDINALS as _ORDINALS
 
 from .write import AnswerSentence, Cite
 
@@ -39,12 +41,6 @@ _WHICH = re.compile(r"\b(?:which|what|in which)\s+lectures?\s+(?:covers?|discuss
                     r"introduced|talk about|cover)\b", re.I)
 
 
-_NUMBER_WORDS = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen twenty".split())}
-_ORDINALS = {w: i + 1 for i, w in enumerate(
-    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
-    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
 _NAMED = r"(?:lecture|lec|class|session|video)"
 _LECTURE_NUMBER = re.compile(rf"\b{_NAMED}\s*(?:#|no\.?|number)?\s*(\d{{1,4}}|{'|'.join(_NUMBER_WORDS)})\b"
                              r"|\bL(\d{1,4})\b", re.I)

@@ -1,13 +1,12 @@
 """The points of the search index in a Qdrant server (``QDRANT_URL``), through qdrant-client: the same
-named vectors and payload as the embedded shard (:mod:`services.ask.search_index`), in one collection."""
+named vectors and payload as the embedded shard (:mod:`lecturecopilot.points`), in one collection.
+Ask only reads them; the index service writes them (:class:`lecturecopilot.points.PointWriter`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lecturecopilot.models import EMBED_DIM
-
-from .points import ALL_COURSES, DENSE, SPARSE
+from lecturecopilot.points import ALL_COURSES, DEFAULT_COLLECTION, SPARSE, ensure_collection
 
 
 @dataclass
@@ -18,24 +17,19 @@ class _Found:
 
 
 class QdrantServerBackend:
-    """Points in a Qdrant server (or any qdrant-client target) instead of the embedded shard.
+    """Queries the points in a Qdrant server (or any qdrant-client target) instead of the embedded
+    shard; it never writes a point.
 
-    ``client`` is a ``qdrant_client.QdrantClient``; ``collection`` is created on first use with a
-    cosine ``dense`` vector (384-d), a plain sparse ``bm25`` vector and keyword indexes on
-    ``course_id``, ``lecture_id`` and ``kind``. Raises qdrant-client's errors when the server
-    refuses or is unreachable.
+    ``client`` is a ``qdrant_client.QdrantClient``; ``collection`` is created empty if it does not
+    exist yet (:func:`lecturecopilot.points.ensure_collection`), so ask can start before the first
+    lecture is indexed. Raises qdrant-client's errors when the server refuses or is unreachable.
     """
 
-    def __init__(self, client, collection: str = "lecture_copilot", replication_factor: int = 1):
+    def __init__(self, client, collection: str = DEFAULT_COLLECTION, replication_factor: int = 1):
         from qdrant_client import models as m
 
         self.client, self.collection, self.m = client, collection, m
-        if not client.collection_exists(collection):
-            client.create_collection(
-                collection, vectors_config={DENSE: m.VectorParams(size=EMBED_DIM, distance=m.Distance.COSINE)},
-                sparse_vectors_config={SPARSE: m.SparseVectorParams()}, replication_factor=replication_factor)
-            for field in ("course_id", "lecture_id", "kind"):
-                client.create_payload_index(collection, field, m.PayloadSchemaType.KEYWORD)
+        ensure_collection(client, collection, replication_factor)
 
     def _filter(self, course_id: str, lecture_id: str | None, kind: str | None):
         m = self.m
@@ -45,19 +39,6 @@ class QdrantServerBackend:
         if kind:
             must.append(m.FieldCondition(key="kind", match=m.MatchValue(value=kind)))
         return m.Filter(must=must)
-
-    def upsert(self, points: list[tuple[str, list[float], object, dict]]) -> None:
-        """``points``: (id, dense vector, BM25 sparse vector with ``indices``/``values``, payload)."""
-        m = self.m
-        self.client.upsert(self.collection, wait=True, points=[
-            m.PointStruct(id=pid, payload=payload, vector={
-                DENSE: dense, SPARSE: m.SparseVector(indices=list(sp.indices), values=list(sp.values))})
-            for pid, dense, sp, payload in points])
-
-    def delete_lecture(self, lecture_id: str) -> None:
-        m = self.m
-        self.client.delete(self.collection, wait=True, points_selector=m.FilterSelector(filter=m.Filter(
-            must=[m.FieldCondition(key="lecture_id", match=m.MatchValue(value=lecture_id))])))
 
     def query(self, specs: list[tuple]) -> list[list[_Found]]:
         """``specs``: (vector name, dense list or (indices, values), course_id, lecture_id, kind, limit)."""

@@ -9,13 +9,11 @@ from __future__ import annotations
 import math
 import re
 
+from lecturecopilot.vocabulary import REFINE_STOP as _STOP
+
 from .search_index import EmbeddedSearchIndex
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("""a an the of to in on at by for with from and or but if then so as is are was were be been being
-it its this that these those there here we you i he she they them our your my me us do does did can could would should
-will just like right okay ok yeah um uh what which who whom how why when where not no yes all any some more most very
-about into over also than too have has had get got let""".split())
 
 
 def content_words(text: str) -> set[str]:

@@ -12,7 +12,10 @@ via ``SearchParams(idf=IdfParams(corpus=course filter))``, so one course's vocab
 never changes another course's ranking).
 
 With ``QDRANT_URL`` set, the points live in a Qdrant server instead (:class:`QdrantServerBackend`,
-through qdrant-client): the same named vectors and payload in one collection. A server computes
+through qdrant-client): the same named vectors and payload (:mod:`lecturecopilot.points`) in one
+collection, written by the index service when it indexes a lecture; ask only queries them, still
+loading from Postgres what it keeps in memory (sentences, chapters, token statistics), and drops
+any hit of a lecture Postgres does not list as ready (a point whose deletion failed). A server computes
 IDF over its whole collection, so there the BM25 query is weighted on our side with the course's
 own IDF (Qdrant's formula, ln((N − n + 0.5)/(n + 0.5) + 1), N and n counted over the course's
 segments) and the stored sparse vectors carry no modifier: the ranking stays per course.
@@ -22,7 +25,6 @@ from __future__ import annotations
 
 import shutil
 import threading
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,9 +34,9 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
+from lecturecopilot.points import ALL_COURSES, DENSE, SEGMENT, SPARSE, SUBCHUNK, bm25, lecture_points
 
 from .chargrams import CourseGrams
-from .points import ALL_COURSES, DENSE, SEGMENT, SPARSE, SUBCHUNK
 from .qdrant_server import QdrantServerBackend
 
 __all__ = ["ALL_COURSES", "EmbeddedSearchIndex", "Hit", "IndexedSentence", "QdrantServerBackend"]
@@ -97,7 +99,7 @@ class EmbeddedSearchIndex:
             self.shard.update(q.UpdateOperation.create_field_index("course_id", q.PayloadSchemaType.Keyword))
             self.shard.update(q.UpdateOperation.create_field_index("lecture_id", q.PayloadSchemaType.Keyword))
             self.shard.update(q.UpdateOperation.create_field_index("kind", q.PayloadSchemaType.Keyword))
-        self.bm25 = q.Bm25(q.Bm25Config(language="english"))
+        self.bm25 = bm25()
         self._lock = threading.RLock()
         self._synced: dict[str, dict[str, object]] = {}  # course_id -> {lecture_id: indexed_at}
         # lecture_id -> its number as Postgres has it at the last sync: hits are labelled with it, not
@@ -146,9 +148,7 @@ class EmbeddedSearchIndex:
                     have[lid] = stamp
 
     def _drop_lecture(self, lecture_id: str) -> None:
-        if self.server is not None:
-            self.server.delete_lecture(lecture_id)
-        else:
+        if self.shard is not None:  # a server's points are the index service's to delete
             self.shard.update(q.UpdateOperation.delete_points_by_filter(
                 q.Filter(must=[q.FieldCondition(key="lecture_id", match=q.MatchValue(lecture_id))])))
         for key in [k for k in self.sentences if k[0] == lecture_id]:
@@ -176,15 +176,6 @@ class EmbeddedSearchIndex:
                                  "ORDER BY idx", (lecture_id,)).fetchall()
         self._drop_lecture(lecture_id)
         self.numbers[lecture_id] = number
-
-        def point(pid: str, kind: str, seg_idx: int, r: dict) -> tuple:
-            return (pid, list(r["embedding"]), self.bm25.embed_document(r["text"]),
-                    {"course_id": course_id, "lecture_id": lecture_id, "lecture_number": number, "kind": kind,
-                     "segment_idx": seg_idx, "start_s": r["start_s"], "end_s": r["end_s"], "text": r["text"]})
-
-        points = [point(s["id"], SEGMENT, s["idx"], s) for s in segs]
-        points += [point(str(uuid.uuid5(uuid.UUID(lecture_id), f"subchunk:{c['idx']}")), SUBCHUNK, c["segment_idx"], c)
-                   for c in subs]
         self.course_of[lecture_id] = course_id
         self._df_cache.pop(course_id, None)
         self._grams_cache.pop(course_id, None)
@@ -193,9 +184,8 @@ class EmbeddedSearchIndex:
             self.segment_tokens[(lecture_id, s["idx"])] = frozenset(self.bm25.embed_document(s["text"]).indices)
             self.segments[(lecture_id, s["idx"])] = Hit(s["id"], lecture_id, number, s["idx"], s["start_s"],
                                                         s["end_s"], s["text"], 0.0)
-        if points and self.server is not None:
-            self.server.upsert(points)
-        elif points:
+        points = lecture_points(course_id, lecture_id, number, segs, subs) if self.shard is not None else []
+        if points:  # a server already holds them (the index service wrote them)
             self.shard.update(q.UpdateOperation.upsert_points(
                 [q.Point(pid, {DENSE: dense, SPARSE: sp}, payload) for pid, dense, sp, payload in points]))
         self.chapters[lecture_id] = [
@@ -350,7 +340,7 @@ class EmbeddedSearchIndex:
             return [Hit(str(p.id), p.payload["lecture_id"],
                         self.number_of(p.payload["lecture_id"], int(p.payload["lecture_number"])),
                         int(p.payload["segment_idx"]), float(p.payload["start_s"]), float(p.payload["end_s"]),
-                        p.payload["text"], float(p.score)) for p in res]
+                        p.payload["text"], float(p.score)) for p in res if p.payload["lecture_id"] in self.course_of]
 
         def pooled(res) -> list[Hit]:
             best: dict[tuple[str, int], float] = {}

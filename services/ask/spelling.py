@@ -20,11 +20,9 @@ from pathlib import Path
 
 from rapidfuzz.distance import OSA
 
+from lecturecopilot.vocabulary import SPELLING_KEEP as _KEEP
+
 _WORD = re.compile(r"[A-Za-z]+|[^A-Za-z]+")
-_KEEP = frozenset("""what which when where why how who whom whose does dose did do is are was were the a an of to in on
-for with and or but not no yes can could would should will shall may might must explain describe define tell show give
-list compare difference between about lecture lectures course courses video videos class many long covers cover
-covered there this that""".split())
 MIN_COUNT = 2
 DICTIONARY = Path("/usr/share/dict/words")  # Debian's wamerican: correct English words are left alone
 

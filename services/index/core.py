@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from lecturecopilot.slidetext import denoise_slide
+from lecturecopilot.vocabulary import TITLE_STOP as _TITLE_STOP
 
 
 @dataclass(frozen=True)
@@ -231,12 +232,6 @@ def chapter_boundaries(seg_vecs, *, min_segments: int = 3, depth_threshold: floa
     return starts
 
 
-_TITLE_STOP = frozenset("""a an the of to in on at by for with from and or but if then so as is are was were be been it
-its this that these those there here we you i he she they them our your my me us do does did can could would should
-will just like right okay ok yeah um uh what which who how why when where not no yes all any some more most very about
-into over also than too have has had get got let going know think thing things want say said one two way sort
-kind really actually well now see look make go gonna good same lot lots stuff bunch little guys folks pretty
-basically maybe need use used take back first next last another today time""".split())
 
 
 def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:

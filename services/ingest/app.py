@@ -26,6 +26,7 @@ import time
 from flask import Flask
 
 from lecturecopilot import bus, db, embedded, telemetry
+from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import get_settings
 from lecturecopilot.storage import MediaStore
 
@@ -54,7 +55,8 @@ def create_app() -> Flask:
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas,
                                  settings=settings)
     parts = web.Ingest(settings=settings, records=IngestStore(db.make_pool(settings, max_size=8)),
-                       store=MediaStore.from_settings(settings), publish=publisher.publish)
+                       store=MediaStore.from_settings(settings), publish=publisher.publish,
+                       points=PointWriter.from_settings(settings))  # None: no Qdrant server, ask's shards follow Postgres
     app = Flask("ingest")
     if tracing:
         from opentelemetry.instrumentation.flask import FlaskInstrumentor

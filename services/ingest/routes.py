@@ -85,7 +85,7 @@ def retry(lecture_id: str):
 def delete_lecture(lecture_id: str):
     """The lecture's rows and media removed → 204."""
     parts = ingest()
-    delete_lectures(records=parts.records, store=parts.store, lecture_ids=[lecture_id])
+    delete_lectures(records=parts.records, store=parts.store, lecture_ids=[lecture_id], points=parts.points)
     return "", 204
 
 
@@ -93,7 +93,7 @@ def delete_lecture(lecture_id: str):
 def delete_course_route(course_id: str):
     """The course, its lectures and their media removed → 204."""
     parts = ingest()
-    delete_course(records=parts.records, store=parts.store, course_id=course_id)
+    delete_course(records=parts.records, store=parts.store, course_id=course_id, points=parts.points)
     return "", 204
 
 

@@ -12,6 +12,7 @@ from flask import Flask, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from lecturecopilot import httpserve
+from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
@@ -33,6 +34,7 @@ class Ingest:
     records: IngestStore
     store: MediaStore
     publish: Callable[[str, bytes, str], None]
+    points: PointWriter | None = None  # with QDRANT_URL: the search points a deletion removes
 
 
 def ingest() -> Ingest:

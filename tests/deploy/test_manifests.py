@@ -215,6 +215,7 @@ def test_network_policies_isolate_the_services(target):
         assert not ok(pods[name], pods["gateway"], 8080), name
         assert not ok(pods[name], internet, 443), name
     assert ok(pods["ingest"], pods["nats"], 4222) and ok(pods["ingest"], pods["postgres"], 5432)
+    assert ok(pods["ingest"], pods["qdrant"], 6333)  # deleting a lecture deletes its search points
     assert ok(pods["ask"], pods["postgres"], 5432) and ok(pods["ask"], pods["qdrant"], 6333)
     assert ok(pods["ask"], internet, 443)  # optional cloud writers
     assert not ok(pods["ask"], netpol.outside("10.1.2.3"), 443)

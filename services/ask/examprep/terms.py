@@ -7,6 +7,10 @@ import re
 from collections import Counter
 from typing import Iterable, Sequence
 
+from lecturecopilot.vocabulary import NEAR_TIME_CLASSES as _NEAR
+from lecturecopilot.vocabulary import TERM_HEADS as _HEADS
+from lecturecopilot.vocabulary import TERM_STOP as _STOP
+
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
@@ -33,19 +37,8 @@ def same_term(a: str, b: str) -> bool:
         sb[i:i + n] == sa for i in range(len(sb) - n + 1))
 
 
-_STOP = frozenset("""a an the this that these those my our your their his her its some any every each all whole
-entire giant big little small new same other another such one two three first second last next different basic
-kind sort of in on at to for from by with into onto about as and or but so if then than when while because is are
-was were be been being am do does did have has had having get got can could will would should may might must shall
-just really very also actually basically sorting we i you they he she it me us them what which who how where why
-not no yes ok okay well like using use used make made want need going go take takes took call called say said
-let here there now up down out over under again still even only maybe some more most less least this thing
-stuff way some implement implementing implemented store build given give look lookup via per""".split())
 
-_HEADS = {"sort": "algorithm", "search": "algorithm", "array": "structure", "table": "structure",
-          "list": "structure", "tree": "structure", "heap": "structure", "queue": "structure",
-          "stack": "structure", "function": "function", "model": "model"}
-_TERM = re.compile(r"\b((?:[a-z][a-z'-]* ){1,4})(sort|search|array|table|list|tree|heap|queue|stack|function|model)s?\b")
+_TERM = re.compile(r"\b((?:[a-z][a-z'-]* ){1,4})(" + "|".join(_HEADS) + r")s?\b")
 
 
 def role_of(term: str) -> str:
@@ -129,12 +122,6 @@ def time_vocabulary(sentences: Iterable[str]) -> dict[str, str]:
     return {cls: c.most_common(1)[0][0] for cls, c in by.items()}
 
 
-_NEAR = {  # distractor preference: the classes a student most plausibly confuses with each
-    "linear": ["n log n", "log n", "constant", "n squared"], "n log n": ["linear", "n squared", "log n", "constant"],
-    "log n": ["linear", "constant", "n log n", "n squared"], "constant": ["log n", "linear", "n log n", "n squared"],
-    "n squared": ["n log n", "linear", "n factorial", "log n"], "n plus u": ["n log n", "linear", "n squared", "log n"],
-    "n factorial": ["n squared", "n log n", "linear", "log n"],
-}
 
 
 def time_distractors(answer_cls: str, subject: str, vocab: dict[str, str], course: Sequence[str],

@@ -1,0 +1,112 @@
+"""The hand-kept word lists that tune behaviour, in one place, each with where it is used and why.
+
+Regular expressions stay with the step they belong to (a pattern is read with its code: the
+framing of a request in ``services/ask/gate.py``, classroom chatter in ``write.py``, quiz and
+policy requests in ``examprep/intent.py`` and ``requests_policy.py``, hedges and tags in
+``disfluency.py``, follow-up shapes in ``followup.py``); what is here is only words. Where
+"very common English words" is what a list means, it comes from ``wordfreq`` (its Zipf scale:
+log10 of a word's frequency per billion words; 6.0 ≈ once per 1,000 words) plus the few lecture
+fillers wordfreq does not rank that high ("um", "gonna", "folks").
+
+Used by services/ask (gate, followup, spelling, outline, disfluency, refine, examprep) and
+services/index (chapter titles); a list changed here changes every step that names it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import wordfreq
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+@lru_cache(maxsize=8)
+def common_english(min_zipf: float, n: int = 2000) -> frozenset[str]:
+    """The alphabetic words among wordfreq's ``n`` most frequent English words whose Zipf frequency
+    is at least ``min_zipf`` (6.0: "the", "with", "because", "people", "time")."""
+    return frozenset(w for w in wordfreq.top_n_list("en", n)
+                     if w.isalpha() and wordfreq.zipf_frequency(w, "en") >= min_zipf)
+
+
+# -- services/ask/gate.py: coverage of a question ---------------------------------------------
+# A word at least this common (Zipf; 5.7 ≈ once per 2,000 words: "work", "time", "take", "use",
+# "long", "get") names no topic, so a course's silence on it says nothing about coverage ("how does
+# chaining work?" is still about chaining). Topic words stay below: "chain" 4.65, "sort" 5.0,
+# "France" 4.94, "system" 5.56. Read through wordfreq per word (gate.common_word).
+COMMON_ZIPF = 5.7
+# Words of a request that name no topic although wordfreq ranks them lower ("chaining vs open addressing").
+GATE_FUNCTION_WORDS = _words("vs versus please thanks")
+
+# -- services/ask/followup.py: the topic phrase of a question ---------------------------------
+# The verb of "how long does merge sort take?" is not part of its topic: a run of content words
+# stops at these when the topic of a follow-up is cut out of the previous question.
+QUESTION_VERBS = _words("take takes work works mean means cost costs run runs happen happens use used need needs")
+
+# -- services/ask/spelling.py: correcting a question toward the course's words ----------------
+# Never corrected to a course word (question and request words: "does" must not become "dose" of a
+# pharmacology course's vocabulary) and themselves targets of correction ("waht" → "what", not the
+# course's "want"). Includes words wordfreq ranks low ("lecture", "covers"), so it stays a hand list.
+SPELLING_KEEP = _words("""what which when where why how who whom whose does dose did do is are was were the a an of
+to in on for with and or but not no yes can could would should will shall may might must explain describe define tell
+show give list compare difference between about lecture lectures course courses video videos class many long covers
+cover covered there this that""")
+
+# -- services/ask/outline.py: "lecture three", "the third lecture" ----------------------------
+# Spelled-out lecture numbers and ordinals (0–20 and 1st–20th), read into the lecture-number patterns.
+NUMBER_WORDS = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen twenty".split())}
+ORDINALS = {w: i + 1 for i, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split())}
+
+# -- services/ask/disfluency.py: cleaning spoken sentences for an answer ----------------------
+# A word said twice in a row is a stutter ("the the") unless it is one of these, doubled on purpose:
+# "log log n", "very very", "had had", "that that" ("the question is, is this efficient?").
+MEANT_TWICE = _words("log very had that bye no so dot is was")
+
+# -- services/ask/refine.py: which transcript sentence a citation lands on --------------------
+# Stopwords and classroom fillers left out of the distinctive-word overlap (an answer sentence and
+# a transcript sentence sharing "the" says nothing). A hand list on purpose: "time", "one", "first"
+# are very common English words yet carry content in a lecture ("running time", "first element").
+REFINE_STOP = _words("""a an the of to in on at by for with from and or but if then so as is are was were be been
+being it its this that these those there here we you i he she they them our your my me us do does did can could would
+should will just like right okay ok yeah um uh what which who whom how why when where not no yes all any some more most
+very about into over also than too have has had get got let""")
+
+# -- services/ask/examprep/terms.py: the terms practice questions are about -------------------
+# Words that cannot start or end a term ("the giant hash table", "sorting algorithm", "using a
+# heap"); hand-kept because it holds lecture words wordfreq ranks low ("lookup", "implement", "via").
+TERM_STOP = _words("""a an the this that these those my our your their his her its some any every each all whole
+entire giant big little small new same other another such one two three first second last next different basic
+kind sort of in on at to for from by with into onto about as and or but so if then than when while because is are
+was were be been being am do does did have has had having get got can could will would should may might must shall
+just really very also actually basically sorting we i you they he she it me us them what which who how where why
+not no yes ok okay well like using use used make made want need going go take takes took call called say said
+let here there now up down out over under again still even only maybe some more most less least this thing
+stuff way some implement implementing implemented store build given give look lookup via per""")
+# A term's head word → its kind (an "insertion sort" is an algorithm, a "hash table" a structure):
+# the distractors of a question are terms of the same kind. The term pattern is built from these heads.
+TERM_HEADS = {"sort": "algorithm", "search": "algorithm", "array": "structure", "table": "structure",
+              "list": "structure", "tree": "structure", "heap": "structure", "queue": "structure",
+              "stack": "structure", "function": "function", "model": "model"}
+# Distractor preference for running-time questions: the classes a student most plausibly confuses
+# with each, nearest first.
+NEAR_TIME_CLASSES = {
+    "linear": ["n log n", "log n", "constant", "n squared"], "n log n": ["linear", "n squared", "log n", "constant"],
+    "log n": ["linear", "constant", "n log n", "n squared"], "constant": ["log n", "linear", "n log n", "n squared"],
+    "n squared": ["n log n", "linear", "n factorial", "log n"], "n plus u": ["n log n", "linear", "n squared", "log n"],
+    "n factorial": ["n squared", "n log n", "linear", "log n"],
+}
+
+# -- services/index/core.py: chapter titles ---------------------------------------------------
+# Words a chapter title never starts or ends with: every very common English word (wordfreq, Zipf
+# ≥ 6.0: "the", "because", "people", "much") and the lecture fillers and classroom words it ranks
+# lower ("um", "gonna", "folks", "stuff", "basically", "today"), which carry no topic in a title.
+TITLE_FILLERS = _words("""um uh bunch folks basically lots sort okay ok stuff gonna yeah pretty guys kind maybe
+actually yes today let lot next thing another does things little same used look use last say those got take why going
+too did right here need really should""")
+TITLE_STOP = TITLE_FILLERS | common_english(6.0)
