@@ -18,7 +18,8 @@ Pure functions, times in seconds. :func:`build_cues` turns sentences into cues, 
   no escapes, so its text is plain ("Q&A", "a --> b", "i < n" as they are: ffmpeg, hence mpv, shows
   them so), except what a reader would take for markup or a cue start: ``<`` on a line with a later
   ``>`` (a tag, which webvtt-py drops and players format) becomes ``&lt;``, and ``-->`` after a line of
-  only digits becomes ``--&gt;`` (ffmpeg shows these two references as written).
+  only digits or in a line that starts like a time (``00:00:09,000 --> …``, which ffmpeg takes for a
+  timing line) becomes ``--&gt;`` (ffmpeg shows these two references as written).
 """
 
 from __future__ import annotations
@@ -193,12 +194,18 @@ def vtt_escape(line: str, after: str = "") -> str:
     return html.escape(line, quote=False)
 
 
+# a line that starts like a timing line ("1:2:3,4 --> ..."), which ffmpeg's SRT reader takes for one
+# (the cue's own timing or the next cue's) wherever it stands in the cue's text
+_SRT_TIMING_LIKE = re.compile(r"\s*[+-]?\d+:")
+
+
 def srt_escape(line: str, after: str = "") -> str:
     """A line of cue text for SRT, following the line ``after`` of the same cue: plain, but when
-    a ``>`` follows a ``<`` (which readers take for a tag) every ``<`` is ``&lt;``, and after a line
-    of only digits (which, followed by ``-->``, readers take for the next cue's number) ``-->`` is
-    ``--&gt;``."""
-    if after.strip().isdigit():
+    a ``>`` follows a ``<`` (which readers take for a tag) every ``<`` is ``&lt;``, and ``-->`` is
+    ``--&gt;`` after a line of only digits (which, followed by ``-->``, readers take for the next
+    cue's number) and in a line that starts like a time (``00:00:09,000 --> ...``, which ffmpeg
+    reads as a timing line, dropping or moving the cue)."""
+    if after.strip().isdigit() or _SRT_TIMING_LIKE.match(line):
         line = line.replace("-->", "--&gt;")
     lt = line.find("<")
     return line.replace("<", "&lt;") if lt >= 0 and ">" in line[lt:] else line

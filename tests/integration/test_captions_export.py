@@ -48,6 +48,21 @@ def test_ffmpeg_reads_both_files_with_the_same_times_and_text(tmp_path):
     assert srt[2][2] == want[2][2].replace("<", "&lt;")  # a tag-like "<" is escaped (ffmpeg shows the reference)
 
 
+def test_ffmpeg_reads_no_timing_line_out_of_srt_cue_text(tmp_path):
+    # transcript text that looks like an SRT timing line (a caption upload can hold "--&gt;", which
+    # reads back as "-->"): ffmpeg would take it for the cue's timing and drop or move the cue
+    texts = ["00:00:09,000 --> 00:00:10,000 injected", "1:2:3.4 -->5:6:7.8", " +1:-2:3,4 --> 5:6:7,8"]
+    cues = [c for k, t in enumerate(texts) for c in build_cues([Line(1.0 + 4 * k, 3.0 + 4 * k, t)])]
+    cues += build_cues([Line(20.0, 23.0, "7 " + "y" * 41 + " 00:00:59,000 --> 00:01:00,000")])
+    assert len(cues) >= 4
+    (tmp_path / "c.srt").write_text(to_srt(cues))
+    got = ffmpeg_cues(tmp_path / "c.srt")
+    assert [x[:2] for x in got] == [(round(c.start_s * 1000), round(c.end_s * 1000)) for c in cues]
+    assert [x[2] for x in got] == ["\n".join(c.lines).replace("-->", "--&gt;") for c in cues]
+    read = webvtt.from_srt(str(tmp_path / "c.srt")).captions
+    assert [c.start_time.in_milliseconds() for c in read] == [x[0] for x in got]
+
+
 @pytest.fixture(scope="module")
 def lecture(stack, synth_video):
     res, _ = synth_video

@@ -97,6 +97,16 @@ def test_srt_arrow_after_a_line_of_digits_is_not_read_as_the_next_cue(tmp_path):
     _same(cues, webvtt.read(str(tmp_path / "c.vtt"), strict=True))
 
 
+def test_srt_arrow_in_a_line_that_starts_like_a_time_is_escaped(tmp_path):
+    cues = [Cue(1.0, 2.0, ("00:00:09,000 --> 00:00:10,000 injected",)), Cue(3.0, 4.0, ("then", "1:2:3.4-->5:6:7.8")),
+            Cue(5.0, 6.0, ("at 00:00:09,000 --> b stays plain",))]
+    srt = to_srt(cues)
+    assert "\n00:00:09,000 --&gt; 00:00:10,000 injected\n" in srt and "\n1:2:3.4--&gt;5:6:7.8\n" in srt
+    assert "at 00:00:09,000 --> b stays plain" in srt
+    (tmp_path / "c.srt").write_text(srt)
+    _same(cues, webvtt.from_srt(str(tmp_path / "c.srt")), _srt_text)
+
+
 def test_long_sentence_is_cut_at_word_times_into_short_cues():
     ws = _words(LONG, 100.0, step_s=0.45)
     cues = build_cues([Line(ws[0].start_s, ws[-1].end_s, LONG)], ws)
