@@ -345,3 +345,63 @@ def test_ingests_upload_course_route_is_not_reachable_through_the_gateway(stack,
         assert r.status_code in (400, 404, 405), (odd, r.text)
         r = _no_5xx(requests.put(f"{stack.base}/api/uploads/{odd}", data=b"x", headers=owner, timeout=10), odd)
         assert r.status_code in (400, 404, 405, 409, 411, 415), (odd, r.text)
+
+
+def test_ingests_internal_route_answers_odd_ids_with_a_404(stack, world):
+    ingest = f"http://{stack.settings.ingest_host}:{stack.settings.ingest_port}"
+    assert stack.settings.ingest_host == "127.0.0.1"  # loopback only, as before (a NetworkPolicy in Kubernetes)
+    for odd in ODD_IDS:
+        r = _no_5xx(requests.get(f"{ingest}/v1/uploads/{odd}/course", timeout=10), odd)
+        assert r.status_code in (404, 405), (odd, r.text)
+    r = requests.post(f"{stack.base}/api/courses/{world['public']['course']}/uploads", headers=world["people"]["owner"],
+                      json={"filename": "a.mp4", "size": 1000}, timeout=10)
+    assert r.status_code == 201, r.text
+    upload = r.json()["upload_id"]
+    for form in (upload, upload.upper(), "{" + upload + "}"):
+        r = requests.get(f"{ingest}/v1/uploads/{form}/course", timeout=10)
+        assert r.status_code == 200 and r.json()["course_id"] == world["public"]["course"], r.text
+
+
+def test_practice_edits_of_hostile_shape_are_400(stack, world):
+    owner, qid = world["people"]["owner"], world["public"]["questions"][0]["id"]
+    before = requests.get(f"{stack.base}/api/lectures/{world['public']['lecture']}/quiz/admin", headers=owner,
+                          timeout=10).json()["questions"]
+    for body in ({"cite_t_s": 1e308}, {"cite_t_s": -1}, {"cite_t_s": "1"}, {"answer_index": 2 ** 63},
+                 {"answer_index": None, "x": 1}, {"options": ["a", "b", "c"]}, {"options": ["a", "a", "A", "b"]},
+                 {"options": ["a", "b", "c", "d\u202e"]}, {"question": "\u0000"}, {"question": "q" * 2001},
+                 {"explanation": ["x"]}, {"cite_lecture_id": "../../etc"}, {"cite_lecture_id": str(uuid.uuid4())},
+                 {"cite_t_s": 10 ** 9}, [], "x", 5):
+        r = _no_5xx(requests.patch(f"{stack.base}/api/quiz/questions/{qid}", json=body, headers=owner, timeout=10), body)
+        assert r.status_code == 400, (body, r.text)
+    after = requests.get(f"{stack.base}/api/lectures/{world['public']['lecture']}/quiz/admin", headers=owner,
+                         timeout=10).json()["questions"]
+    assert [(q["question"], q["options"], q["answer_index"]) for q in after] == [
+        (q["question"], q["options"], q["answer_index"]) for q in before]
+    # bytes that are not UTF-8, a body that is not JSON, a chunked body past the cap
+    url = f"{stack.base}/api/practice/{qid}/answer"
+    for data, ctype in ((b'{"choice": "\xff"}', "application/json"), (b"choice=1", "application/x-www-form-urlencoded"),
+                        (b'{"choice": 1}', "text/plain"), (b"\xef\xbb\xbf{\"choice\": 1}", "application/json")):
+        r = _no_5xx(requests.post(url, data=data, headers={**owner, "Content-Type": ctype}, timeout=10), data)
+        assert r.status_code in (200, 400), (data, r.text)
+    r = _no_5xx(requests.post(url, data=iter([b'{"choice": 1, "x": "' + b"a" * 70000 + b'"}']),
+                              headers={**owner, "Content-Type": "application/json"}, timeout=10), "chunked")
+    assert r.status_code == 413, r.text
+
+
+def test_captions_of_a_deleted_course_and_head_requests(stack, world):
+    owner = world["people"]["owner"]
+    r = requests.post(f"{stack.base}/api/courses", json={"title": "Probe doomed course"}, headers=owner, timeout=10)
+    course = r.json()["id"]
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=owner,
+                      files={"captions": ("x.vtt", sorting_vtt().encode(), "text/vtt")}, data={"title": "Gone"}, timeout=60)
+    lid = r.json()["lecture_id"]
+    assert _wait_ready(stack, lid, owner) == "ready"
+    r = requests.head(f"{stack.base}/api/lectures/{lid}/captions.vtt", headers=owner, timeout=10)
+    assert r.status_code == 200 and DISPOSITION.fullmatch(r.headers["Content-Disposition"])
+    assert requests.delete(f"{stack.base}/api/courses/{course}", headers=owner, timeout=60).status_code == 204
+    for who in (owner, stack.admin, {}):
+        for ext in ("vtt", "srt"):
+            r = _no_5xx(requests.get(f"{stack.base}/api/lectures/{lid}/captions.{ext}", headers=who, timeout=10), ext)
+            assert r.status_code == 404, r.text
+        r = _no_5xx(requests.get(f"{stack.base}/api/lectures/{lid}/quiz", headers=who, timeout=10), "quiz")
+        assert r.status_code == 404, r.text
