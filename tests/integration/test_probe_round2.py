@@ -405,3 +405,15 @@ def test_captions_of_a_deleted_course_and_head_requests(stack, world):
             assert r.status_code == 404, r.text
         r = _no_5xx(requests.get(f"{stack.base}/api/lectures/{lid}/quiz", headers=who, timeout=10), "quiz")
         assert r.status_code == 404, r.text
+
+
+def test_json_that_strains_the_parser_is_400(stack, world):
+    student, qid = world["people"]["student"], world["public"]["questions"][0]["id"]
+    url = f"{stack.base}/api/practice/{qid}/answer"
+    bodies = [b'{"choice": 1' + b"0" * 5000 + b"}", b'{"choice": 1e400}', b'{"choice": NaN}', b'{"choice": -Infinity}',
+              b"[" * 30000 + b"]" * 30000, b'{"a":' * 20000 + b"1" + b"}" * 20000, b'{"choice": 1, "choice": "x"}',
+              b'{"choice": 0}{"choice": 1}', b"", b"null", b'"\\ud800"', b'{"choice": 0.5}']
+    for data in bodies:
+        r = _no_5xx(requests.post(url, data=data, headers={**student, "Content-Type": "application/json"}, timeout=30),
+                    data[:40])
+        assert r.status_code in (400, 413), (data[:40], r.text)
