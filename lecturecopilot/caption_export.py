@@ -20,6 +20,9 @@ Pure functions, times in seconds. :func:`build_cues` turns sentences into cues, 
   ``>`` (a tag, which webvtt-py drops and players format) becomes ``&lt;``, and ``-->`` after a line of
   only digits or in a line that starts like a time (``00:00:09,000 --> …``, which ffmpeg takes for a
   timing line) becomes ``--&gt;`` (ffmpeg shows these two references as written).
+  A word joiner (U+2060, invisible) follows a backslash before ``N``, ``n`` or ``h`` in both formats and,
+  in SRT, a ``{`` that opens ``{\\…}`` or ``{c:…}``: ffmpeg (hence mpv) would show a line break or a
+  hard space, apply an ASS override (``{\\an8}`` moves the cue) or drop the text in the braces.
 """
 
 from __future__ import annotations
@@ -188,10 +191,22 @@ def _captions(cues: Sequence[Cue], escape: Callable[[str, str], str]) -> list:
     return out
 
 
+WORD_JOINER = "\u2060"  # invisible; breaks up what ffmpeg would read as markup
+# "\N", "\n", "\h" in the text: a line break or hard space once ffmpeg turns either format into ASS (mpv)
+_ASS_ESCAPE = re.compile(r"\\(?=[Nnh])")
+# "{\an8}", "{\b1}", "{c: 3}" (ASS overrides, MicroDVD styles): ffmpeg's SRT reader applies or drops them
+_SRT_BRACE = re.compile(r"\{(?=\\|[CcFfoPSsYy]:)")
+
+
+def _joined(pattern: re.Pattern, line: str) -> str:
+    return pattern.sub(lambda m: m.group(0) + WORD_JOINER, line)
+
+
 def vtt_escape(line: str, after: str = "") -> str:
-    """A line of cue text for WebVTT: ``&``, ``<``, ``>`` as ``&amp;``, ``&lt;``, ``&gt;`` (``after``:
-    the cue's line before, unused)."""
-    return html.escape(line, quote=False)
+    """A line of cue text for WebVTT: ``&``, ``<``, ``>`` as ``&amp;``, ``&lt;``, ``&gt;``, and a
+    word joiner (U+2060) after a backslash before ``N``, ``n`` or ``h`` (``after``: the cue's line
+    before, unused)."""
+    return html.escape(_joined(_ASS_ESCAPE, line), quote=False)
 
 
 # a line that starts like a timing line ("1:2:3,4 --> ..."), which ffmpeg's SRT reader takes for one
@@ -204,9 +219,12 @@ def srt_escape(line: str, after: str = "") -> str:
     a ``>`` follows a ``<`` (which readers take for a tag) every ``<`` is ``&lt;``, and ``-->`` is
     ``--&gt;`` after a line of only digits (which, followed by ``-->``, readers take for the next
     cue's number) and in a line that starts like a time (``00:00:09,000 --> ...``, which ffmpeg
-    reads as a timing line, dropping or moving the cue)."""
+    reads as a timing line, dropping or moving the cue); a word joiner (U+2060) follows a ``{`` that
+    opens ``{\\...}`` or ``{c:...}`` (which ffmpeg applies as styling or drops) and a backslash
+    before ``N``, ``n`` or ``h`` (a line break or hard space to ffmpeg)."""
     if after.strip().isdigit() or _SRT_TIMING_LIKE.match(line):
         line = line.replace("-->", "--&gt;")
+    line = _joined(_SRT_BRACE, _joined(_ASS_ESCAPE, line))
     lt = line.find("<")
     return line.replace("<", "&lt;") if lt >= 0 and ">" in line[lt:] else line
 

@@ -63,6 +63,23 @@ def test_ffmpeg_reads_no_timing_line_out_of_srt_cue_text(tmp_path):
     assert [c.start_time.in_milliseconds() for c in read] == [x[0] for x in got]
 
 
+def test_ffmpeg_shows_braces_and_backslashes_of_the_text_as_they_are(tmp_path):
+    # code and LaTeX on a slide or in speech: ffmpeg's SRT reader (hence mpv) applies "{\an8}" (moves the
+    # cue to the top) and drops "{\em x}" and "{c: 3}" (MicroDVD styles); its ASS output of both formats
+    # turns a literal "\N" / "\n" / "\h" into a line break or a hard space. A word joiner (U+2060,
+    # invisible) after the "{" or the backslash keeps the text as it is.
+    texts = ["{\\an8}moved {\\b1}bold", "a dict {c: 3} and {y: 2} and {x: 1}", "{\\em emphasis} and \\frac{a}{b}",
+             'printf("hi\\n") and C:\\New\\home']
+    cues = [c for k, t in enumerate(texts) for c in build_cues([Line(1.0 + 4 * k, 3.0 + 4 * k, t)])]
+    for ext, write in (("srt", to_srt), ("vtt", to_vtt)):
+        (tmp_path / f"c.{ext}").write_text(write(cues))
+        got = ffmpeg_cues(tmp_path / f"c.{ext}")
+        assert [x[:2] for x in got] == [(round(c.start_s * 1000), round(c.end_s * 1000)) for c in cues]
+        shown = [t.replace("\u2060", "").replace("\\{", "{").replace("\\}", "}") for _, _, t in got]
+        assert shown == ["\n".join(c.lines) for c in cues], ext
+        assert all(not t.startswith("{\\an") for _, _, t in got)
+
+
 @pytest.fixture(scope="module")
 def lecture(stack, synth_video):
     res, _ = synth_video

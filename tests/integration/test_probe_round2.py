@@ -149,7 +149,8 @@ HOSTILE_TEXT = ["<script>alert(1)</script> & <b>bold</b>",
                 "&lt;already escaped&gt; &amp; &#x41;",
                 "STYLE ::cue { color: red }",
                 "\u2028\u2029\x1b[31mred\x1b[0m\x07",
-                "Ünïcödé 東京 😀 مرحبا \u202e reversed"]
+                "Ünïcödé 東京 😀 مرحبا \u202e reversed",
+                "{\\an8}on top? a dict {c: 3} and printf(\"hi\\n\")"]
 
 
 def test_transcript_text_never_makes_extra_cues(stack, world, tmp_path):
@@ -178,6 +179,9 @@ def test_transcript_text_never_makes_extra_cues(stack, world, tmp_path):
                 (round(c.start_s * 1000), round(c.end_s * 1000)) for c in want]
             assert [(a, b) for a, b, _ in ffmpeg_cues(path)] == [
                 (round(c.start_s * 1000), round(c.end_s * 1000)) for c in want], ext
+            shown = " ".join(t for _, _, t in ffmpeg_cues(path)).replace("\u2060", "")
+            shown = shown.replace("\\{", "{").replace("\\}", "}")  # ffmpeg's ASS escapes of VTT braces
+            assert "{c: 3}" in shown and 'printf("hi\\n")' in shown and "{\\an8}on top?" in shown, (ext, shown)
             if ext == "vtt":
                 assert "<script>" not in r.text and "<b>" not in r.text
             assert "\r" not in r.text and "\x1b" not in r.text and "\x07" not in r.text
