@@ -133,6 +133,8 @@ def test_titles_never_escape_the_content_disposition_header(stack, world):
                 cd = r.headers["Content-Disposition"]
                 assert DISPOSITION.fullmatch(cd), (title, cd)
                 assert "X-Injected" not in r.headers and "Set-Cookie" not in r.headers
+                # a file holding "<script>" is never sniffed or framed as a page
+                assert r.headers["X-Content-Type-Options"] == "nosniff" and "Content-Security-Policy" in r.headers
     finally:
         with stack.db() as c:
             c.execute("UPDATE lectures SET title='Sorting' WHERE id=%s", (lid,))
