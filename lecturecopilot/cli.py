@@ -9,6 +9,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from .media import CONTAINERS_LABEL
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="lecture-copilot", description=__doc__)
@@ -20,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     mint.add_argument("--role", choices=["admin", "instructor", "student"], required=True)
     mint.add_argument("--email", required=True)
     proc = sub.add_parser("process", help="process a lecture file through the pipeline and wait until it is ready")
-    proc.add_argument("file", help="a video (MP4, MOV, WebM) or captions (WebVTT, SRT) file")
+    proc.add_argument("file", help=f"a video ({CONTAINERS_LABEL}) or captions (WebVTT, SRT) file")
     proc.add_argument("--course", required=True, help="course id, or a title (created when no course has it)")
     proc.add_argument("--captions", help="captions for the video (used instead of transcription)")
     proc.add_argument("--title", default="", help="lecture title (default: the file name)")

@@ -10,7 +10,11 @@ window (and the one just before), and, when there is room, distinctive terms of 
 lectures' slides. A window with nothing to say gets no prompt (plain decoding).
 
 Only spelled text goes in (OCR'd slides, titles typed by the instructor), never an earlier
-transcript: a misrecognition fed back as a prompt would be repeated everywhere.
+transcript: a misrecognition fed back as a prompt would be repeated everywhere. And a line of prose on a
+slide (see :func:`prompt_text`) goes in only by its rare terms: Whisper takes its prompt as the text
+spoken *before* the window, so a sentence the lecturer is about to read aloud from the slide, given
+whole, is taken as already said and skipped (found on the demo lecture, whose slides quote its
+narration: its first sentence was missing from the transcript).
 """
 
 from __future__ import annotations
@@ -26,6 +30,13 @@ import wordfreq
 # trained to continue, so prompts are kept well under the cap.
 MAX_PROMPT_CHARS = 480
 RARE_ZIPF = 3.5  # wordfreq Zipf below this: under ~3 uses per million English words ("heap" 3.3, "trie" 1.9)
+# A slide line is prose (a sentence one may read aloud), not a title, bullet or formula, when it has at least
+# PROSE_MIN_WORDS words and most of them (PROSE_COMMON_SHARE) are everyday English (Zipf >= COMMON_ZIPF:
+# "if", "have", "here", "these"). The benchmark's bullets ("Bloom filter (Burton Bloom, 1970): bit array of m
+# bits + k hash functions", "Rolling hash: window as a number in some base, O(1) update per shift") stay whole.
+PROSE_MIN_WORDS = 8
+PROSE_COMMON_SHARE = 0.7
+COMMON_ZIPF = 5.0
 
 
 @dataclass(frozen=True)
@@ -58,8 +69,8 @@ class Vocabulary:
         """The prompt for the window ``start_s``..``end_s`` (seconds): titles, then the slides on
         screen in the window (and the last one before it), then course terms, as short sentences,
         cut at ``max_chars``; None when there is nothing."""
-        on_screen = [s.text for s in self.slides if s.start_s < end_s and s.end_s > start_s]
-        before = [s.text for s in self.slides if s.end_s <= start_s][-1:]
+        on_screen = [prompt_text(s.text) for s in self.slides if s.start_s < end_s and s.end_s > start_s]
+        before = [prompt_text(s.text) for s in self.slides if s.end_s <= start_s][-1:]
         parts = _dedupe([*self.titles, *before, *on_screen])
         out = ". ".join(p.rstrip(".:;, ") for p in parts if p.strip())
         terms = [t for t in self.course_terms if t.lower() not in out.lower()]
@@ -67,6 +78,28 @@ class Vocabulary:
             out = (out + ". " if out else "") + ", ".join(terms)
         out = out[:max_chars].rsplit(" ", 1)[0] if len(out) > max_chars else out
         return (out.strip() + ".") if out.strip() else None
+
+
+def is_prose(line: str) -> bool:
+    """True for a slide line that reads as a sentence (see ``PROSE_MIN_WORDS``, ``PROSE_COMMON_SHARE``)."""
+    words = _WORD.findall(line)
+    if len(words) < PROSE_MIN_WORDS:
+        return False
+    common = sum(wordfreq.zipf_frequency(w.lower(), "en") >= COMMON_ZIPF for w in words)
+    return common >= PROSE_COMMON_SHARE * len(words)
+
+
+def prompt_text(slide_text: str) -> str:
+    """What of a slide's text (lines separated by newlines) goes into a prompt: every line as it is,
+    except a line of prose (:func:`is_prose`), which gives only its rare terms (:func:`course_terms`);
+    the lines that are left, newline-separated ("" when none)."""
+    out: list[str] = []
+    for line in slide_text.splitlines():
+        if is_prose(line):
+            out.extend(course_terms([line], limit=8))
+        elif line.strip():
+            out.append(line)
+    return "\n".join(out)
 
 
 def _dedupe(items: Sequence[str]) -> list[str]:

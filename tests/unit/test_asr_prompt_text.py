@@ -1,0 +1,27 @@
+"""Which slide text goes into a speech-recognition prompt (services.transcribe.vocabulary.prompt_text):
+titles, bullets and formulas whole; a line of prose only by its rare terms."""
+
+from services.transcribe.vocabulary import SlideText, Vocabulary, is_prose, prompt_text
+
+
+def test_bullets_titles_and_formulas_are_not_prose():
+    for line in ("Binary heaps", "Max-heap property", "Insert: sift up", "Children of i: 2i+1 and 2i+2",
+                 "Bloom filter (Burton Bloom, 1970): bit array of m bits + k hash functions",
+                 "Rolling hash: window as a number in some base, O(1) update per shift",
+                 "Every node red or black; root black; nil leaves black"):
+        assert not is_prose(line), line
+
+
+def test_a_sentence_on_a_slide_gives_only_its_rare_terms():
+    assert is_prose("Does that make sense? So this is an idea called chaining")
+    assert prompt_text("Hashing\nDoes that make sense? So this is an idea called chaining") == "Hashing\nchaining"
+    assert prompt_text("If I have two items here, like a and b, these are") == ""  # no rare word: nothing
+
+
+def test_the_prompt_holds_the_slides_terms_not_their_sentences():
+    vocab = Vocabulary(titles=["Hashing"], slides=[
+        SlideText(0.0, 30.0, "Chaining\nSo this is an idea that we call chaining in a hash table, right"),
+        SlideText(30.0, 60.0, "Open addressing\nLinear probing")])
+    first = vocab.prompt(0.0, 29.0)
+    assert "Chaining" in first and "idea" not in first and "right" not in first
+    assert "Linear probing" in vocab.prompt(31.0, 59.0)
