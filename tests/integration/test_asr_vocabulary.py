@@ -104,7 +104,9 @@ def test_a_slide_the_lecturer_reads_aloud_is_still_heard(tmp_path):
     """Whisper takes its prompt as the text spoken before the window: a slide that quotes what the
     lecturer is about to say, given whole, was taken as already said and skipped (the demo lecture,
     whose slides quote its narration, lost its first sentences: WER 0.05 plain, 0.21 prompted).
-    A line of prose on a slide prompts only by its rare terms (``vocabulary.prompt_text``)."""
+    A line of prose on a slide prompts only by its rare terms (``vocabulary.prompt_text``): the
+    sentence each slide quotes is in the prompted transcript where its part begins."""
+    from evals.asr_terms import normalise
     from lecturecopilot import demo, media
     from services.transcribe import core, slides
     from services.transcribe.vocabulary import SlideText, Vocabulary
@@ -115,9 +117,8 @@ def test_a_slide_the_lecturer_reads_aloud_is_still_heard(tmp_path):
     assert found, "the slides were read"
     vocab = Vocabulary(titles=[parts[0].slide_title], slides=[SlideText(s.start_s, s.end_s, s.text) for s in found])
     wav = media.extract_audio(video.path, tmp_path / "a.wav", media.probe(video.path))
-    reference = " ".join(p.narration for p in parts)
-    plain = score(reference, " ".join(w.word for w in core.transcribe_audio(
-        wav, model_name="tiny.en", language="en", duration_s=0)), [])
-    prompted = score(reference, " ".join(w.word for w in core.transcribe_audio(
-        wav, model_name="tiny.en", language="en", duration_s=0, prompt_for=vocab.prompt)), [])
-    assert prompted["wer"] <= plain["wer"] + 0.02, (plain, prompted)
+    words = core.transcribe_audio(wav, model_name="tiny.en", language="en", duration_s=0, prompt_for=vocab.prompt)
+    for part, start in zip(parts, video.part_starts_s):
+        quoted = normalise(part.slide_body)[:6]  # the slide quotes the part's opening words
+        heard = {t for w in words if start - 0.5 <= w.start_s <= start + 6.0 for t in normalise(w.word)}
+        assert sum(q in heard for q in quoted) >= len(quoted) // 2, (part.slide_body, sorted(heard))
