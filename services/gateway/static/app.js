@@ -561,6 +561,12 @@ async function showManage() {
     });
     return;
   }
+  // bound before the section shows: a click while the list loads must not submit the form natively
+  $("#create-form").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const c = await api("/api/courses", { method: "POST", json: { title: $("#create-title").value, visibility: $("#create-visibility").value } });
+    location.href = `/manage/${c.id}`;
+  });
   $("#my-courses").hidden = false;
   const data = await api("/api/courses?mine=1");
   const list = $("#manage-list");
@@ -570,11 +576,6 @@ async function showManage() {
       el("span", { class: "muted small", text: ` · ${c.lecture_count} lecture${c.lecture_count === 1 ? "" : "s"} · ${c.visibility}` })));
   }
   if (!data.courses.length) list.append(el("li", { class: "muted", text: "No courses yet." }));
-  $("#create-form").addEventListener("submit", async (e) => {
-    e.preventDefault();
-    const c = await api("/api/courses", { method: "POST", json: { title: $("#create-title").value, visibility: $("#create-visibility").value } });
-    location.href = `/manage/${c.id}`;
-  });
 }
 
 function stageList(container) {
