@@ -28,6 +28,15 @@ def call(method: str, path: str, *, timeout_s: float = 60, **kw) -> requests.Res
         raise ApiError(503, "ingest_unavailable", "The upload service is not reachable; try again shortly.") from None
 
 
+def delete(path: str, what: str) -> Response:
+    """``DELETE path`` on ingest (the ``what`` with its media and search points: "course" or
+    "lecture"); the empty 204 on success. ApiError 502 ``delete_failed`` when ingest could not
+    delete it, 503 ``ingest_unavailable`` when ingest is unreachable."""
+    if call("DELETE", path).status_code != 204:
+        raise ApiError(502, "delete_failed", f"Deleting the {what} failed; try again.")
+    return Response(status=204)
+
+
 def upload_course(upload_id: str) -> str | None:
     """The course id of a resumable upload, asked of ingest (which owns ``uploads``); None for an
     unknown upload. ApiError 503 ``ingest_unavailable`` when ingest is unreachable or fails."""

@@ -102,11 +102,7 @@ def update_lecture(lecture_id: str, body: schemas.LectureUpdate):
 @returns(None, 204, media="")
 def delete_lecture(lecture_id: str):
     """Deletes a lecture with its media and search points (owner or admin)."""
-    r = lecture_row(lecture_id, manage=True)
-    resp = ingest_client.call("DELETE", f"/v1/lectures/{r['id']}")
-    if resp.status_code != 204:
-        raise ApiError(502, "delete_failed", "Deleting the lecture failed; try again.")
-    return Response(status=204)
+    return ingest_client.delete(f"/v1/lectures/{lecture_row(lecture_id, manage=True)['id']}", "lecture")
 
 
 @bp.post("/api/lectures/<lecture_id>/retry")
