@@ -293,7 +293,7 @@ class EmbeddedSearchIndex:
                     (SPARSE, weighted, course_id, lecture_id, SEGMENT, limit),
                     (DENSE, vec, course_id, lecture_id, SUBCHUNK, limit * 3),
                     (SPARSE, weighted, course_id, lecture_id, SUBCHUNK, limit * 3)])
-            return self._lists(dense_seg, bm25_seg, dense_sub, bm25_sub, limit)
+                return self._lists(dense_seg, bm25_seg, dense_sub, bm25_sub, limit)
         seg_f = _course_filter(course_id, lecture_id, SEGMENT)
         sub_f = _course_filter(course_id, lecture_id, SUBCHUNK)
         reqs = q.QueryBatchRequest([
@@ -308,7 +308,7 @@ class EmbeddedSearchIndex:
         ])
         with self._lock:
             dense_seg, bm25_seg, dense_sub, bm25_sub = self.shard.query_batch(reqs)
-        return self._lists(dense_seg, bm25_seg, dense_sub, bm25_sub, limit)
+            return self._lists(dense_seg, bm25_seg, dense_sub, bm25_sub, limit)
 
     def _course_idf_weighted(self, course_id: str, sparse) -> tuple[list[int], list[float]]:
         """The BM25 query with each term weighted by its IDF over the course's segments (Qdrant's
@@ -336,6 +336,8 @@ class EmbeddedSearchIndex:
         return self.numbers.get(lecture_id, fallback)
 
     def _lists(self, dense_seg, bm25_seg, dense_sub, bm25_sub, limit: int) -> dict[str, list[Hit]]:
+        """The four result lists as hits. Called under ``_lock``: a lecture that another ask's
+        :meth:`sync_course` is reloading is briefly missing from ``segments``."""
         def hits(res) -> list[Hit]:
             return [Hit(str(p.id), p.payload["lecture_id"],
                         self.number_of(p.payload["lecture_id"], int(p.payload["lecture_number"])),

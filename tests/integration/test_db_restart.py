@@ -20,6 +20,15 @@ TERMINATE = ("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
              "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
+def _logged_errors(stack, limit: int = 5) -> list[str]:
+    """The services' ERROR log lines (from ``<data_dir>/logs``), so a failure here explains itself."""
+    lines = []
+    for log in sorted((stack.settings.data_dir / "logs").glob("*.log")):
+        lines += [f"{log.name}: {line[:1500]}" for line in log.read_text(errors="replace").splitlines()
+                  if '"level": "ERROR"' in line and '"logger": "lecturecopilot.worker"' not in line]
+    return lines[-limit:]
+
+
 def test_terminated_connections_fail_no_request(stack):
     base = stack.base
     course = stack.create_course("Dropped database")
@@ -75,7 +84,8 @@ def test_terminated_connections_fail_no_request(stack):
         for t in workers:
             t.join(60)
     assert killed >= 6 * 5, f"only {killed} connections were terminated"
-    assert not failures, f"{len(failures)} of {sum(statuses.values())} requests failed: {failures[:5]}"
+    assert not failures, (f"{len(failures)} of {sum(statuses.values())} requests failed: {failures[:5]}; "
+                          f"the services logged: {_logged_errors(stack)}")
     assert sum(statuses.values()) > 50 and statuses[200] > 40, statuses
     assert uploaded, "no upload went through"
     for lid in uploaded:  # the pipeline finishes what was uploaded meanwhile
