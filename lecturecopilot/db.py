@@ -4,7 +4,9 @@ A restart or failover of Postgres ends every connection. The pools check each co
 hand it out (psycopg_pool's ``check``, a round trip on an idle connection) and open a new one for a
 dead one, so no request meets a connection that died while it sat in the pool. A statement that
 was running when its connection was cut fails; :func:`retry_on_disconnect` runs such a unit of
-work once more on a new connection (tenacity), for work that is safe to repeat.
+work again on a new connection, up to twice (tenacity), for work that is safe to repeat: a restart's
+sweep of terminations can catch the first retry too, since a terminated backend exits a moment
+after the pool's check of it passed.
 """
 
 from __future__ import annotations
@@ -61,14 +63,15 @@ def is_disconnect(exc: BaseException) -> bool:
 
 
 def _log_retry(state: tenacity.RetryCallState) -> None:
-    log.warning("lost the database connection in %s (%s); retrying once on a new one",
+    log.warning("lost the database connection in %s (%s); retrying on a new one",
                 getattr(state.fn, "__qualname__", state.fn), state.outcome.exception() if state.outcome else "")
 
 
-#: Decorator: runs the function once more when it failed because its connection was lost
-#: (:func:`is_disconnect`), on a new connection from the pool (which checks it); any other error,
-#: or a second loss, is raised. Only for functions whose work is safe to repeat: reads, or one
+#: Decorator: runs the function again when it failed because its connection was lost
+#: (:func:`is_disconnect`), on a new connection from the pool (which checks it), after 0.1 s and
+#: then 0.4 s (past a restart's sweep of terminations); any other error, or a third loss, is raised. Only for functions whose work is safe to repeat: reads, or one
 #: transaction that a lost connection rolls back whole.
 retry_on_disconnect = tenacity.retry(retry=tenacity.retry_if_exception(is_disconnect),
-                                     stop=tenacity.stop_after_attempt(2), wait=tenacity.wait_fixed(0.05),
+                                     stop=tenacity.stop_after_attempt(3),
+                                     wait=tenacity.wait_chain(tenacity.wait_fixed(0.1), tenacity.wait_fixed(0.4)),
                                      before_sleep=_log_retry, reraise=True)

@@ -76,7 +76,7 @@ class Stage:
 @retry_on_disconnect
 def set_stage(pool: ConnectionPool, lecture_id: str, *, stage: str, status: str = "processing",
               progress: float = 0.0, error: str | None = None) -> None:
-    """Records a lecture's stage in Postgres (the durable state the API shows); once more on a new
+    """Records a lecture's stage in Postgres (the durable state the API shows); again on a new
     connection if Postgres cut this one."""
     with pool.connection() as conn:
         conn.execute(

@@ -3,7 +3,7 @@ answers about, conversations (``answers`` rows: ownership, history, what was cit
 mode, the recorded answers, and the count of a lecture's practice questions. Exam prep's own
 tables are reached through :mod:`services.ask.examprep.store`.
 
-Each method reads or writes in one go on a pooled connection and runs once more on a new
+Each method reads or writes in one go on a pooled connection and runs again on a new
 connection if Postgres cut it (``db.retry_on_disconnect``; every method is safe to repeat).
 """
 

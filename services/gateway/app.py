@@ -33,7 +33,7 @@ from .routes.answers import RETRIED
 
 
 def _retry_on_disconnect(view, always: bool):
-    """``view`` run once more when its connection to Postgres was lost (``db.retry_on_disconnect``),
+    """``view`` run again when its connection to Postgres was lost (``db.retry_on_disconnect``),
     for the idempotent requests (GET, HEAD, OPTIONS) and, with ``always``, any."""
     retrying = db.retry_on_disconnect(view)
 

@@ -2,7 +2,7 @@
 upload goes into (read), the ``lectures`` rows it registers, re-queues and deletes, and the
 ``uploads`` rows of resumable uploads (their state machine is :mod:`services.ingest.resumable`).
 
-Methods marked "retried" run once more on a new connection if Postgres cut theirs
+Methods marked "retried" run again on a new connection if Postgres cut theirs
 (``db.retry_on_disconnect``; each of them is safe to repeat). Ids are UUID strings, times seconds.
 """
 
