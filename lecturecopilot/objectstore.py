@@ -45,11 +45,12 @@ def parse_media_url(url: str) -> tuple[str, str]:
 
 def s3_client(*, path_style: bool = False):
     """A boto3 S3 client configured from the standard ``AWS_*`` variables (``AWS_REGION`` is read
-    too, which botocore alone does not), retrying in botocore's ``standard`` mode."""
+    too, which botocore alone does not), signing with SigV4 (presigned URLs included: R2 and
+    newer AWS regions take nothing else), retrying in botocore's ``standard`` mode."""
     import boto3
     from botocore.config import Config
 
-    config = Config(retries={"mode": "standard", "max_attempts": 5},
+    config = Config(retries={"mode": "standard", "max_attempts": 5}, signature_version="s3v4",
                     s3={"addressing_style": "path"} if path_style else {})
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
     return boto3.client("s3", region_name=region, config=config)
