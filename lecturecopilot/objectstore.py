@@ -9,7 +9,8 @@ files in ``<data_dir>/media/lectures/<lecture_id>/``: ingest writes the upload t
 :meth:`S3MediaStore.keep` sends it up (multipart in :data:`PART_BYTES` parts, streamed from the
 file, never whole in memory) and drops the local copy; a worker's :meth:`S3MediaStore.resolve`
 downloads the object into that folder once (the objects of a lecture are never rewritten, so the
-copy stays valid) and ffmpeg reads the local file, which keeps its ``-protocol_whitelist file``.
+copy stays valid) and ffmpeg reads the local file, which keeps its ``-protocol_whitelist file``;
+copies untouched for ``LC_MEDIA_CACHE_S`` are evicted (:meth:`S3MediaStore.evict_stale`).
 The gateway redirects the player to a presigned GET URL (:meth:`S3MediaStore.video_url`), where
 the store answers HTTP Range requests itself.
 """
@@ -18,6 +19,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import time
 import uuid
 from pathlib import Path
 from urllib.parse import urlparse, urlsplit
@@ -62,10 +65,11 @@ class S3MediaStore(MediaStore):
     :func:`s3_client`). Errors of the store other than a missing object (``botocore``
     exceptions) are raised as they come: a worker retries the event."""
 
-    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False):
+    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0):
         super().__init__(root)
         self.bucket, self.prefix = parse_media_url(url)
         self.client = client or s3_client(path_style=path_style)
+        self.cache_s = cache_s
 
     def _lecture_key(self, lecture_id: str) -> str:
         return "/".join(p for p in (self.prefix, "lectures", lecture_id) if p)
@@ -110,7 +114,9 @@ class S3MediaStore(MediaStore):
         rel = self._relative(uri, lecture_id)
         local = self.root / "lectures" / lecture_id / rel
         if local.is_file():
+            os.utime(local)  # in use: kept by evict_stale
             return local
+        self.evict_stale(keep=lecture_id)
         local.parent.mkdir(parents=True, exist_ok=True)
         tmp = local.with_name(f"{local.name}.{uuid.uuid4().hex}.download")
         try:
@@ -122,6 +128,21 @@ class S3MediaStore(MediaStore):
             raise
         tmp.replace(local)
         return local
+
+    def evict_stale(self, *, keep: str | None = None) -> list[str]:
+        """Removes the local copies of lectures (other than ``keep``) whose files were all last
+        touched over ``cache_s`` seconds ago (the objects stay); returns their ids. A worker's
+        folder would otherwise grow by every lecture it ever read."""
+        gone = []
+        cutoff = time.time() - self.cache_s
+        for folder in (self.root / "lectures").glob("*"):
+            if folder.name == keep or not folder.is_dir():
+                continue
+            times = [p.stat().st_mtime for p in folder.rglob("*")] or [folder.stat().st_mtime]
+            if max(times) < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+                gone.append(folder.name)
+        return gone
 
     def delete_lecture(self, lecture_id: str) -> None:
         """Deletes the local copy and every object under the lecture's prefix. A store that

@@ -33,6 +33,8 @@ class Settings(BaseSettings):
                                   "AWS_SECRET_ACCESS_KEY, AWS_REGION). Unset: the local folder <data_dir>/media.")
     media_path_style: bool = Field(default=False, description="Path-style S3 addressing (MinIO and most "
                                    "self-hosted stores); off: boto3's default.")
+    media_cache_s: float = Field(default=86400.0, gt=0, description="With object storage: a lecture's local copies "
+                                 "untouched this many seconds are removed when the next object is downloaded.")
 
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
     max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")

@@ -49,7 +49,8 @@ class MediaStore:
         if settings.media_url:
             from .objectstore import S3MediaStore
 
-            return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style)
+            return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
+                                cache_s=settings.media_cache_s)
         return cls(settings.media_dir)
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:

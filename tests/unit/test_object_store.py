@@ -5,6 +5,7 @@ presigned video URLs that answer Range requests, and the settings that select th
 from __future__ import annotations
 
 import os
+import time
 import uuid
 
 import pytest
@@ -144,3 +145,22 @@ def test_a_media_url_without_prefix_puts_lectures_at_the_top(s3, tmp_path):
     (store.lecture_dir(lid) / "source.mp4").write_bytes(b"x")
     assert store.keep(store.lecture_dir(lid) / "source.mp4", lid) == f"s3://{s3.bucket}/lectures/{lid}/source.mp4"
     assert parse_media_url("s3://b/") == ("b", "")
+
+
+def test_stale_local_copies_are_evicted_when_an_object_is_downloaded(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_s=3600)
+    old, fresh, wanted = (str(uuid.uuid4()) for _ in range(3))
+    for lid in (old, fresh, wanted):
+        (store.lecture_dir(lid) / "source.mp4").write_bytes(b"x")
+        store.keep(store.lecture_dir(lid) / "source.mp4", lid)
+    stale = time.time() - 7200
+    os.utime(store.lecture_dir(old) / "source.mp4", (stale, stale))
+    (store.lecture_dir(wanted) / "source.mp4").unlink()
+    assert store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{wanted}/source.mp4", wanted).read_bytes() == b"x"
+    assert not (store.root / "lectures" / old).exists()  # its object stays
+    assert (store.root / "lectures" / fresh / "source.mp4").exists()
+    assert s3.keys(f"courses/x/lectures/{old}/") == [f"courses/x/lectures/{old}/source.mp4"]
+    # a cache hit marks the copy as in use
+    os.utime(store.lecture_dir(fresh) / "source.mp4", (stale, stale))
+    store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{fresh}/source.mp4", fresh)
+    assert store.evict_stale() == []
