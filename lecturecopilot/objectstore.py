@@ -30,6 +30,10 @@ from .storage import MediaStore, UnsafeMediaURI, lecture_uuid
 log = logging.getLogger(__name__)
 
 PART_BYTES = 8 * 1024 * 1024  # multipart threshold and part size (S3's minimum part is 5 MiB)
+# Downloads are one streamed GET: the next step (ffmpeg, whisper) takes far longer than a stream
+# within a region, and boto3's ranged GETs in parallel took 10.65 s against 0.40 s for one GET of a
+# 418 MB video from moto's server (python -m bench.media_read, bench/results/media_read.json).
+ONE_GET = 1 << 62
 VIDEO_URL_S = 3600  # lifetime in seconds of the presigned URL the player gets (a lecture's length and more)
 
 
@@ -108,6 +112,8 @@ class S3MediaStore(MediaStore):
         on first use, then reused); a ``file://`` URI is confined as in :meth:`MediaStore.resolve`.
         A missing object yields a path that does not exist. Raises :class:`UnsafeMediaURI` as
         :meth:`_relative` says (and for a ``lecture_id`` that is not a UUID, an empty URI)."""
+        from boto3.s3.transfer import TransferConfig
+
         if not uri.startswith("s3://"):
             return super().resolve(uri, lecture_id)
         lecture_id = lecture_uuid(lecture_id)
@@ -120,7 +126,8 @@ class S3MediaStore(MediaStore):
         local.parent.mkdir(parents=True, exist_ok=True)
         tmp = local.with_name(f"{local.name}.{uuid.uuid4().hex}.download")
         try:
-            self.client.download_file(self.bucket, f"{self._lecture_key(lecture_id)}/{rel}", str(tmp))
+            self.client.download_file(self.bucket, f"{self._lecture_key(lecture_id)}/{rel}", str(tmp),
+                                      Config=TransferConfig(multipart_threshold=ONE_GET, use_threads=False))
         except Exception as e:
             tmp.unlink(missing_ok=True)
             if _missing(e):
