@@ -7,6 +7,7 @@ Its own stack (real NATS, Postgres, ffmpeg, faster-whisper), with the AWS_* vari
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 
@@ -25,15 +26,24 @@ VTT = b"WEBVTT\n\n00:01.000 --> 00:06.000\nCounting sort counts how many times e
 
 @pytest.fixture(scope="module")
 def s3stack(tmp_path_factory):
+    """A stack of its own with media in moto's S3 server, and that server. Its own nats-server
+    (``LC_TEST_NATS=embedded``, as tests/integration/test_stack_lifecycle.py does): on the machine's
+    NATS it would drop the session stack's stream (ephemeral drops every ``lecture.*`` stream)."""
     from fakes.s3_server import S3Server
     from lecturecopilot.stack import ephemeral
 
     s3 = S3Server()
+    mode = os.environ.get("LC_TEST_NATS")
+    os.environ["LC_TEST_NATS"] = "embedded"
     try:
         env = {**s3.env, "LC_MEDIA_URL": f"s3://{s3.bucket}/{PREFIX}"}
         with ephemeral(tmp_path_factory.mktemp("lc-s3"), extra_env=env) as eph:
             yield eph, s3
     finally:
+        if mode is None:
+            os.environ.pop("LC_TEST_NATS", None)
+        else:
+            os.environ["LC_TEST_NATS"] = mode
         s3.close()
 
 
