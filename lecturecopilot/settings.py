@@ -28,6 +28,13 @@ class Settings(BaseSettings):
     qdrant_collection: str = "lecture_copilot"
     qdrant_replication_factor: int = Field(default=1, description="Replicas of each shard when the collection is created.")
     embedded_nats_port: int = 4223
+    media_url: str | None = Field(default=None, description="Object storage for media: s3://bucket/prefix (any "
+                                  "S3-compatible store; endpoint and keys from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, "
+                                  "AWS_SECRET_ACCESS_KEY, AWS_REGION). Unset: the local folder <data_dir>/media.")
+    media_path_style: bool = Field(default=False, description="Path-style S3 addressing (MinIO and most "
+                                   "self-hosted stores); off: boto3's default.")
+    media_cache_s: float = Field(default=86400.0, gt=0, description="With object storage: a lecture's local copies "
+                                 "untouched this many seconds are removed when the next object is downloaded.")
 
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
     max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")
@@ -146,7 +153,7 @@ class Settings(BaseSettings):
 
     @property
     def media_dir(self) -> Path:
-        """Folder of stored media (local object storage)."""
+        """Folder of stored media; with ``media_url`` (object storage) the local working copy and cache."""
         return (self.data_dir / "media").resolve()
 
     @property

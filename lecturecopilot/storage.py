@@ -1,7 +1,13 @@
-"""Media storage: a local folder by default (``<data_dir>/media``), addressed by ``file://`` URIs.
+"""Media storage behind one interface, two backends chosen by ``LC_MEDIA_URL``:
 
-Object storage (``s3://``) is not implemented: an event naming one is refused like any URI
-outside the store (see :meth:`MediaStore.resolve`).
+- unset: :class:`MediaStore`, the local folder ``<data_dir>/media``, addressed by ``file://`` URIs;
+- ``s3://bucket/prefix``: :class:`lecturecopilot.objectstore.S3MediaStore`, any S3-compatible store
+  (``s3://`` URIs); the local folder is then its working copy and cache.
+
+Files are made and read as local files in ``lecture_dir(<lecture_id>)``; :meth:`MediaStore.keep`
+makes one durable and returns its URI; :meth:`MediaStore.resolve` turns a URI of an event back into
+a local file (after confining it to the lecture's own folder). Rows keep the value of
+:meth:`MediaStore.column` (a local path, or the ``s3://`` URI).
 """
 
 from __future__ import annotations
@@ -20,6 +26,14 @@ class UnsafeMediaURI(ValueError):
     contents)."""
 
 
+def lecture_uuid(lecture_id: str) -> str:
+    """``lecture_id`` in canonical UUID form. Raises :class:`UnsafeMediaURI` when it is not one."""
+    try:
+        return str(uuid.UUID(lecture_id))
+    except (ValueError, TypeError, AttributeError):
+        raise UnsafeMediaURI(f"lecture id {lecture_id!r} is not a UUID") from None
+
+
 class MediaStore:
     """Stores lecture media under ``root/lectures/<lecture_id>/``."""
 
@@ -29,7 +43,40 @@ class MediaStore:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "MediaStore":
+        """The store ``settings`` select: :class:`~lecturecopilot.objectstore.S3MediaStore` when
+        ``media_url`` is an ``s3://`` URL, else the local folder ``media_dir``. Raises ValueError
+        for a ``media_url`` of another scheme."""
+        if settings.media_url:
+            from .objectstore import S3MediaStore
+
+            return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
+                                cache_s=settings.media_cache_s)
         return cls(settings.media_dir)
+
+    def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
+        """Makes ``path`` (a file in ``lecture_dir(lecture_id)``) durable and returns its URI. The
+        local folder is the store, so this is its ``file://`` URI (``move`` changes nothing)."""
+        return self.uri(path)
+
+    def video_url(self, value: str) -> str | None:
+        """A URL the browser may fetch the stored video ``value`` (a :meth:`column` value) from
+        directly, or None when it is a local file the gateway serves itself."""
+        return None
+
+    def media_origin(self) -> str | None:
+        """The origin of :meth:`video_url` URLs (for the CSP's ``media-src``); None: same origin."""
+        return None
+
+    @staticmethod
+    def column(uri: str) -> str:
+        """What a row keeps for a stored file's URI: the local path of a ``file://`` URI (as rows
+        always did), the URI itself for ``s3://``. Raises ValueError for other schemes."""
+        return uri if uri.startswith("s3://") else str(MediaStore.path_of(uri))
+
+    @staticmethod
+    def uri_of_column(value: str) -> str:
+        """The URI of a row's stored file (:meth:`column` reversed)."""
+        return value if value.startswith("s3://") else MediaStore.uri(Path(value))
 
     def lecture_dir(self, lecture_id: str) -> Path:
         d = self.root / "lectures" / lecture_id
@@ -55,10 +102,7 @@ class MediaStore:
             raise UnsafeMediaURI(f"only file:// URIs inside the media store are accepted, not {parsed.scheme or 'a bare path'!r}")
         if parsed.netloc not in ("", "localhost") or parsed.query or parsed.fragment:
             raise UnsafeMediaURI("a file:// URI with a host, query or fragment is not accepted")
-        try:
-            lecture_id = str(uuid.UUID(lecture_id))
-        except (ValueError, TypeError, AttributeError):
-            raise UnsafeMediaURI(f"lecture id {lecture_id!r} is not a UUID") from None
+        lecture_id = lecture_uuid(lecture_id)
         folder = (self.root / "lectures" / lecture_id).resolve()
         path = Path(unquote(parsed.path)).resolve()
         if not path.is_relative_to(folder) or path == folder:

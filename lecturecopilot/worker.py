@@ -132,7 +132,9 @@ def check_event(event: Message, pool: ConnectionPool, store: MediaStore) -> bool
 
     Checks: ``lecture_id`` and ``course_id`` are UUIDs; the lecture belongs to that course;
     every ``*_uri`` field that is set names an existing file inside that lecture's folder of the
-    store (:meth:`MediaStore.resolve`); a ``LectureUploaded`` carries at least one of them.
+    store (:meth:`MediaStore.resolve`; with object storage an object under the lecture's prefix of
+    the configured bucket, downloaded here once for the handlers); a ``LectureUploaded`` carries at
+    least one of them.
     Raises :class:`RefusedEvent` with the reason otherwise.
     """
     fields = event.DESCRIPTOR.fields_by_name

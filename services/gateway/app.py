@@ -26,6 +26,7 @@ from lecturecopilot import db, httpserve, telemetry
 from lecturecopilot.ask.v1 import ask_pb2_grpc
 from lecturecopilot.mail import send_mail
 from lecturecopilot.settings import Settings, get_settings
+from lecturecopilot.storage import MediaStore
 
 from . import access, accounts, errors, ingest_client, routes, security
 from .context import STATIC, GatewayContext, StreamSlots
@@ -54,7 +55,7 @@ def _context(settings: Settings) -> GatewayContext:
         admin_emails=frozenset(e.strip().lower() for e in settings.admin_emails.split(",") if e.strip()),
         relay_slots=threading.BoundedSemaphore(settings.upload_relays_max),
         streams=StreamSlots(settings.max_event_streams, settings.max_event_streams_person),
-        mail=functools.partial(send_mail, settings))
+        mail=functools.partial(send_mail, settings), media=MediaStore.from_settings(settings))
 
 
 def _wrap_wsgi(app: Flask, settings: Settings, tracing: bool) -> None:
@@ -87,7 +88,7 @@ def create_app() -> Flask:
     app.secret_key = context.secret
     app.config.update(SESSION_COOKIE_NAME="lc_session", SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=https, PERMANENT_SESSION_LIFETIME=timedelta(days=settings.session_days))
-    security.install_headers(app, https=https)
+    security.install_headers(app, https=https, media_origin=context.media.media_origin())
     errors.register(app)
     app.before_request(access.authenticate)
     app.after_request(ingest_client.drop_refused_upload)

@@ -2,7 +2,7 @@
 :class:`GatewayContext` that ``create_app`` builds once; a view fetches it with :func:`ctx`.
 
 It carries the settings, the Postgres pool, ask's gRPC stub, the server secret (for keyed
-hashes and the session cookie), the admin emails, the mailer, and the two caps on threads held
+hashes and the session cookie), the admin emails, the mailer, the media store, and the two caps on threads held
 by long requests: upload bodies relayed to ingest (:attr:`GatewayContext.relay_slots`) and live
 progress streams (:class:`StreamSlots`).
 """
@@ -20,6 +20,7 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot.ask.v1 import ask_pb2_grpc
 from lecturecopilot.settings import Settings
+from lecturecopilot.storage import MediaStore
 
 from .errors import ApiError
 
@@ -71,6 +72,7 @@ class GatewayContext:
     relay_slots: threading.BoundedSemaphore  # upload bodies streaming to ingest at once
     streams: StreamSlots  # live progress streams open at once
     mail: Callable[[str, str, str], bool]  # (to, subject, body) → sent (False when mail is off); lecturecopilot.mail
+    media: MediaStore  # the media store (MediaStore.from_settings): presigned video URLs with object storage
 
 
 def ctx() -> GatewayContext:

@@ -12,15 +12,18 @@ from flask import Flask, Response, g, request
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-def csp(nonce: str) -> str:
-    """The Content-Security-Policy for a page whose only scripts carry ``nonce``."""
+def csp(nonce: str, media_origin: str | None = None) -> str:
+    """The Content-Security-Policy for a page whose only scripts carry ``nonce``; videos may also
+    come from ``media_origin`` (the object store the player is redirected to, see
+    :meth:`lecturecopilot.storage.MediaStore.media_origin`)."""
+    media = f"'self' {media_origin}" if media_origin else "'self'"
     return ("default-src 'self'; "
             f"script-src 'self' 'nonce-{nonce}'; "
-            "style-src 'self'; img-src 'self' data:; media-src 'self'; connect-src 'self'; font-src 'self'; "
+            f"style-src 'self'; img-src 'self' data:; media-src {media}; connect-src 'self'; font-src 'self'; "
             "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
 
-def install_headers(app: Flask, *, https: bool) -> None:
+def install_headers(app: Flask, *, https: bool, media_origin: str | None = None) -> None:
     """Gives every request a fresh ``g.nonce`` and every response the security headers:
     CSP with that nonce, nosniff, no framing, no referrer, COOP/CORP, a permissions policy,
     HSTS when served over https, and ``Cache-Control: no-store`` on API answers that set none."""
@@ -32,7 +35,7 @@ def install_headers(app: Flask, *, https: bool) -> None:
     @app.after_request
     def _headers(resp: Response) -> Response:
         h = resp.headers
-        h["Content-Security-Policy"] = csp(g.get("nonce") or secrets.token_urlsafe(18))
+        h["Content-Security-Policy"] = csp(g.get("nonce") or secrets.token_urlsafe(18), media_origin)
         h["X-Content-Type-Options"] = "nosniff"
         h["X-Frame-Options"] = "DENY"
         h["Referrer-Policy"] = "no-referrer"

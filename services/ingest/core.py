@@ -207,9 +207,9 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
             except media.MediaError as e:
                 raise IngestError(str(e).replace(str(path), video.filename), status=422,
                                   code="unprocessable_media") from e
-            media_uri, duration = store.uri(path), info.duration_s
+            media_uri, duration = store.keep(path, lecture_id, move=True), info.duration_s
         if captions is not None:
-            captions_uri, duration = _store_captions(settings, store, captions, folder, duration)
+            captions_uri, duration = _store_captions(settings, store, captions, lecture_id, duration)
         number = _register(records, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
                            duration=duration, media_uri=media_uri, captions_uri=captions_uri, info=info,
                            language=language)
@@ -217,18 +217,18 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
             lecture_id=lecture_id, course_id=course_id, media_uri=media_uri, captions_uri=captions_uri, title=title,
             number=number, duration_s=duration, language=language or ""), forget_on_failure=True)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        store.delete_lecture(lecture_id)  # the folder, and with object storage the objects kept so far
         raise
     log.info("ingested lecture %s (%s) into course %s", lecture_id, title, course_id)
     return {"lecture_id": lecture_id, "status": "queued"}
 
 
-def _store_captions(settings: Settings, store: MediaStore, captions: Upload, folder: Path,
+def _store_captions(settings: Settings, store: MediaStore, captions: Upload, lecture_id: str,
                     duration: float) -> tuple[str, float]:
     """Saves and parses the captions beside a video of ``duration`` seconds (0: none); returns
     their URI and the lecture's duration. Raises :class:`IngestError` 422 for unreadable captions
     or ones that run past the video or the length limit."""
-    cpath = folder / ("captions" + Path(captions.filename).suffix.lower())
+    cpath = store.lecture_dir(lecture_id) / ("captions" + Path(captions.filename).suffix.lower())
     _save(captions, cpath, 50 * 1024 * 1024)
     try:
         words = parse_captions(cpath)
@@ -241,7 +241,7 @@ def _store_captions(settings: Settings, store: MediaStore, captions: Upload, fol
     if duration and last_s > duration + CAPTIONS_PAST_END_S:
         raise IngestError(f"The captions run to {clock(last_s)} but the video is {clock(duration)} long; "
                           "are they this video's captions?", status=422, code="unprocessable_captions")
-    return store.uri(cpath), duration or last_s
+    return store.keep(cpath, lecture_id, move=True), duration or last_s
 
 
 def publish_uploaded(records: IngestStore, publish: Callable[[str, bytes, str], None], event: ev.LectureUploaded,
@@ -263,8 +263,8 @@ def uploaded_event(row: dict) -> ev.LectureUploaded:
     """The ``lecture.uploaded`` event of a ``lectures`` row (its stored media, title and number)."""
     return ev.LectureUploaded(
         lecture_id=str(row["id"]), course_id=str(row["course_id"]),
-        media_uri=MediaStore.uri(Path(row["media_path"])) if row["media_path"] else "",
-        captions_uri=MediaStore.uri(Path(row["captions_path"])) if row["captions_path"] else "",
+        media_uri=MediaStore.uri_of_column(row["media_path"]) if row["media_path"] else "",
+        captions_uri=MediaStore.uri_of_column(row["captions_path"]) if row["captions_path"] else "",
         title=row["title"], number=row["number"], duration_s=row["duration_s"] or 0.0, language=row["language"] or "")
 
 
@@ -280,8 +280,8 @@ def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: 
     concurrent uploads). Raises :class:`IngestError` 409 ``number_taken``."""
     got = records.register_lecture({
         "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
-        "media_path": str(MediaStore.path_of(media_uri)) if media_uri else None,
-        "captions_path": str(MediaStore.path_of(captions_uri)) if captions_uri else None,
+        "media_path": MediaStore.column(media_uri) if media_uri else None,
+        "captions_path": MediaStore.column(captions_uri) if captions_uri else None,
         "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
         number, tries=NUMBER_TRIES)
     if got is None:

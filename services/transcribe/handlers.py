@@ -115,7 +115,8 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
     :func:`lecturecopilot.media.make_web_copy`). The copy is written to a temporary name in the
     lecture's own folder of the store and renamed, so the player is never served half a file;
     until it exists the original is served. A copy that cannot be made is logged and the
-    original stays in use.
+    original stays in use. With object storage the copy is uploaded beside the source
+    (:meth:`MediaStore.keep`) before the row names it.
     """
     if not event.media_uri:
         return None
@@ -135,8 +136,9 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
         tmp.unlink(missing_ok=True)
         return None
     tmp.replace(dst)
+    stored = store.column(store.keep(dst, ctx.lecture_id))  # with object storage: uploaded beside the source
     with ctx.pool.connection() as conn:
-        conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (str(dst), ctx.lecture_id))
+        conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (stored, ctx.lecture_id))
     return None
 
 
@@ -179,7 +181,7 @@ def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
     with ctx.pool.connection() as conn:
         row = conn.execute("SELECT media_path, duration_s FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
     try:
-        path = (_store(ctx).resolve(MediaStore.uri(Path(row["media_path"])), ctx.lecture_id)
+        path = (_store(ctx).resolve(MediaStore.uri_of_column(row["media_path"]), ctx.lecture_id)
                 if row and row["media_path"] else None)
     except UnsafeMediaURI as e:
         raise PermanentError("The lecture's video is not in the media store; upload it again.") from e

@@ -213,7 +213,11 @@ def test_network_policies_isolate_the_services(target):
         assert ok(pods[name], pods["postgres"], 5432), name
         assert ok(pods[name], pods["qdrant"], 6333), name
         assert not ok(pods[name], pods["gateway"], 8080), name
-        assert not ok(pods[name], internet, 443), name
+    # media in object storage (prod only): ingest and transcribe reach the store over HTTPS; index never reaches out
+    in_s3 = target == "overlays/prod"
+    assert ok(pods["transcribe"], internet, 443) == in_s3 and ok(pods["ingest"], internet, 443) == in_s3
+    assert not ok(pods["index"], internet, 443) and not ok(pods["gateway"], internet, 443)
+    assert not ok(pods["transcribe"], internet, 80)
     assert ok(pods["ingest"], pods["nats"], 4222) and ok(pods["ingest"], pods["postgres"], 5432)
     assert ok(pods["ingest"], pods["qdrant"], 6333)  # deleting a lecture deletes its search points
     assert ok(pods["ask"], pods["postgres"], 5432) and ok(pods["ask"], pods["qdrant"], 6333)
@@ -360,6 +364,26 @@ def test_prod_is_highly_available():
     assert env["QDRANT__STORAGE__COLLECTION__REPLICATION_FACTOR"] == "2"
     for name in ("gateway", "ask"):
         assert one(objs, "Deployment", name)["spec"]["replicas"] >= 3
+
+
+def test_prod_keeps_media_in_object_storage_and_dev_on_the_shared_volume():
+    from lecturecopilot.objectstore import parse_media_url
+
+    objs = render("overlays/prod")
+    config = one(objs, "ConfigMap", "lecture-copilot-config")["data"]
+    assert parse_media_url(config["LC_MEDIA_URL"])[0]  # what S3MediaStore accepts
+    claims = {o["metadata"]["name"]: o for o in find(objs, "PersistentVolumeClaim")}
+    assert "lecture-media" not in claims and claims["lecture-uploads"]["spec"]["accessModes"] == ["ReadWriteMany"]
+    for name in ("ingest", "transcribe", "gateway"):
+        pod = one(objs, "Deployment", name)["spec"]["template"]["spec"]
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        assert set(volumes["media"]) == {"name", "emptyDir"}, name
+        assert {"secretRef": {"name": "lecture-copilot-media-s3"}} in pod["containers"][0]["envFrom"], name
+        uploads = [v for v in pod["volumes"] if "persistentVolumeClaim" in v]
+        assert [v["persistentVolumeClaim"]["claimName"] for v in uploads] == (["lecture-uploads"] if name == "ingest" else [])
+    dev = render("overlays/dev")
+    assert "LC_MEDIA_URL" not in one(dev, "ConfigMap", "lecture-copilot-config")["data"]
+    assert {o["metadata"]["name"] for o in find(dev, "PersistentVolumeClaim")} >= {"lecture-media"}
 
 
 def test_prod_lists_every_nats_server_and_replicates_the_stream_on_each():

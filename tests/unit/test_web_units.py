@@ -26,3 +26,10 @@ def test_csp_allows_only_the_nonce_and_self():
     assert "script-src 'self' 'nonce-abc123'" in policy
     assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
     assert "frame-ancestors 'none'" in policy and "object-src 'none'" in policy
+    assert "media-src 'self';" in policy
+
+
+def test_csp_lets_videos_come_from_the_object_store_only_when_there_is_one():
+    policy = csp("abc123", "https://media.example.r2.cloudflarestorage.com")
+    assert "media-src 'self' https://media.example.r2.cloudflarestorage.com;" in policy
+    assert "img-src 'self' data:;" in policy and "connect-src 'self';" in policy  # nothing else widened

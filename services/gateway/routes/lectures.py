@@ -8,7 +8,7 @@ import json
 import time
 from pathlib import Path
 
-from flask import Blueprint, Response, g, request, send_file, stream_with_context
+from flask import Blueprint, Response, g, redirect, request, send_file, stream_with_context
 
 from lecturecopilot import db
 
@@ -162,10 +162,15 @@ def lecture_events(lecture_id: str):
 
 @bp.get("/api/lectures/<lecture_id>/video")
 @returns(None, 200, media="video/mp4", description="the video; HTTP Range requests answer 206")
+@returns(None, 302, media="", description="with object storage (LC_MEDIA_URL): to a presigned URL of the video")
 def get_video(lecture_id: str):
-    """The lecture's playable video (the web copy, else the upload); 404 ``no_video`` before it exists."""
+    """The lecture's playable video (the web copy, else the upload); 404 ``no_video`` before it exists.
+    With object storage: 302 to a presigned URL of the object (the store answers Range requests)."""
     r = lecture_row(lecture_id)
     path = r["web_path"] or r["media_path"]
+    url = path and ctx().media.video_url(path)
+    if url:
+        return redirect(url, 302)
     if not path or not Path(path).exists():
         raise ApiError(404, "no_video", "This lecture has no playable video (yet).")
     # werkzeug answers Range requests (206 Partial Content) for conditional=True

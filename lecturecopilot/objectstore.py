@@ -1,0 +1,186 @@
+"""Media in any S3-compatible object store (AWS S3, MinIO, Cloudflare R2, ...) through boto3.
+
+``LC_MEDIA_URL=s3://bucket/prefix`` selects it (:meth:`lecturecopilot.storage.MediaStore.from_settings`);
+boto3 finds the endpoint and credentials in the standard variables ``AWS_ENDPOINT_URL``,
+``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`` (and ``AWS_REGION`` / ``AWS_DEFAULT_REGION``).
+
+A lecture's objects live under ``prefix/lectures/<lecture_id>/``. Every process works on local
+files in ``<data_dir>/media/lectures/<lecture_id>/``: ingest writes the upload there and
+:meth:`S3MediaStore.keep` sends it up (multipart in :data:`PART_BYTES` parts, streamed from the
+file, never whole in memory) and drops the local copy; a worker's :meth:`S3MediaStore.resolve`
+downloads the object into that folder once (the objects of a lecture are never rewritten, so the
+copy stays valid) and ffmpeg reads the local file, which keeps its ``-protocol_whitelist file``;
+copies untouched for ``LC_MEDIA_CACHE_S`` are evicted (:meth:`S3MediaStore.evict_stale`).
+The gateway redirects the player to a presigned GET URL (:meth:`S3MediaStore.video_url`), where
+the store answers HTTP Range requests itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import time
+import uuid
+from pathlib import Path
+from urllib.parse import urlparse, urlsplit
+
+from .storage import MediaStore, UnsafeMediaURI, lecture_uuid
+
+log = logging.getLogger(__name__)
+
+PART_BYTES = 8 * 1024 * 1024  # multipart threshold and part size (S3's minimum part is 5 MiB)
+# Downloads are one streamed GET: the next step (ffmpeg, whisper) takes far longer than a stream
+# within a region, and boto3's ranged GETs in parallel took 10.65 s against 0.40 s for one GET of a
+# 418 MB video from moto's server (python -m bench.media_read, bench/results/media_read.json).
+ONE_GET = 1 << 62
+VIDEO_URL_S = 3600  # lifetime in seconds of the presigned URL the player gets (a lecture's length and more)
+
+
+def parse_media_url(url: str) -> tuple[str, str]:
+    """``(bucket, prefix)`` of ``s3://bucket/prefix`` (prefix without slashes at its ends, may be
+    empty). Raises ValueError for another scheme, no bucket, or a prefix with ``.``/``..``/empty
+    segments."""
+    parsed = urlparse(url)
+    if parsed.scheme != "s3" or not parsed.netloc or parsed.query or parsed.fragment:
+        raise ValueError(f"LC_MEDIA_URL must look like s3://bucket/prefix, not {url!r}")
+    prefix = parsed.path.strip("/")
+    if prefix and any(p in ("", ".", "..") for p in prefix.split("/")):
+        raise ValueError(f"LC_MEDIA_URL {url!r}: the prefix may not have empty, '.' or '..' segments")
+    return parsed.netloc, prefix
+
+
+def s3_client(*, path_style: bool = False):
+    """A boto3 S3 client configured from the standard ``AWS_*`` variables (``AWS_REGION`` is read
+    too, which botocore alone does not), signing with SigV4 (presigned URLs included: R2 and
+    newer AWS regions take nothing else), retrying in botocore's ``standard`` mode."""
+    import boto3
+    from botocore.config import Config
+
+    config = Config(retries={"mode": "standard", "max_attempts": 5}, signature_version="s3v4",
+                    s3={"addressing_style": "path"} if path_style else {})
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
+    return boto3.client("s3", region_name=region, config=config)
+
+
+class S3MediaStore(MediaStore):
+    """Lecture media as objects ``s3://bucket/prefix/lectures/<lecture_id>/<name>``, with
+    ``root`` (a local folder) as the working copy. ``client``: a boto3 S3 client (default
+    :func:`s3_client`). Errors of the store other than a missing object (``botocore``
+    exceptions) are raised as they come: a worker retries the event."""
+
+    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0):
+        super().__init__(root)
+        self.bucket, self.prefix = parse_media_url(url)
+        self.client = client or s3_client(path_style=path_style)
+        self.cache_s = cache_s
+
+    def _lecture_key(self, lecture_id: str) -> str:
+        return "/".join(p for p in (self.prefix, "lectures", lecture_id) if p)
+
+    def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
+        """Uploads ``path`` (a file in ``lecture_dir(lecture_id)``) to the lecture's prefix under
+        the same relative name and returns its ``s3://`` URI; with ``move`` the local file goes.
+        Raises ValueError for a path outside that folder."""
+        from boto3.s3.transfer import TransferConfig
+
+        rel = path.resolve().relative_to(self.lecture_dir(lecture_id).resolve()).as_posix()
+        key = f"{self._lecture_key(lecture_id)}/{rel}"
+        self.client.upload_file(str(path), self.bucket, key, Config=TransferConfig(
+            multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, max_concurrency=4))
+        if move:
+            path.unlink(missing_ok=True)
+        return f"s3://{self.bucket}/{key}"
+
+    def _relative(self, uri: str, lecture_id: str) -> str:
+        """The name of ``uri``'s object under the lecture's prefix. Raises :class:`UnsafeMediaURI`
+        unless it is an object of this bucket strictly under ``prefix/lectures/<lecture_id>/``
+        with no empty, ``.`` or ``..`` segment (nothing a normalisation could move elsewhere)."""
+        parsed = urlparse(uri)
+        if parsed.netloc != self.bucket or parsed.query or parsed.fragment or parsed.params:
+            raise UnsafeMediaURI(f"only objects of the bucket {self.bucket!r} are accepted")
+        parts = parsed.path[1:].split("/")
+        if any(p in ("", ".", "..") or "\\" in p or "\x00" in p for p in parts):
+            raise UnsafeMediaURI("an object key with empty, '.' or '..' segments is not accepted")
+        folder = self._lecture_key(lecture_id).split("/")
+        if len(parts) <= len(folder) or parts[:len(folder)] != folder:
+            raise UnsafeMediaURI(f"{uri} is not inside the media store folder of lecture {lecture_id}")
+        return "/".join(parts[len(folder):])
+
+    def resolve(self, uri: str, lecture_id: str) -> Path:
+        """The local copy of the object an ``s3://`` URI of lecture ``lecture_id`` names (downloaded
+        on first use, then reused); a ``file://`` URI is confined as in :meth:`MediaStore.resolve`.
+        A missing object yields a path that does not exist. Raises :class:`UnsafeMediaURI` as
+        :meth:`_relative` says (and for a ``lecture_id`` that is not a UUID, an empty URI)."""
+        from boto3.s3.transfer import TransferConfig
+
+        if not uri.startswith("s3://"):
+            return super().resolve(uri, lecture_id)
+        lecture_id = lecture_uuid(lecture_id)
+        rel = self._relative(uri, lecture_id)
+        local = self.root / "lectures" / lecture_id / rel
+        if local.is_file():
+            os.utime(local)  # in use: kept by evict_stale
+            return local
+        self.evict_stale(keep=lecture_id)
+        local.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local.with_name(f"{local.name}.{uuid.uuid4().hex}.download")
+        try:
+            self.client.download_file(self.bucket, f"{self._lecture_key(lecture_id)}/{rel}", str(tmp),
+                                      Config=TransferConfig(multipart_threshold=ONE_GET, use_threads=False))
+        except Exception as e:
+            tmp.unlink(missing_ok=True)
+            if _missing(e):
+                return local
+            raise
+        tmp.replace(local)
+        return local
+
+    def evict_stale(self, *, keep: str | None = None) -> list[str]:
+        """Removes the local copies of lectures (other than ``keep``) whose files were all last
+        touched over ``cache_s`` seconds ago (the objects stay); returns their ids. A worker's
+        folder would otherwise grow by every lecture it ever read."""
+        gone = []
+        cutoff = time.time() - self.cache_s
+        for folder in (self.root / "lectures").glob("*"):
+            if folder.name == keep or not folder.is_dir():
+                continue
+            times = [p.stat().st_mtime for p in folder.rglob("*")] or [folder.stat().st_mtime]
+            if max(times) < cutoff:
+                shutil.rmtree(folder, ignore_errors=True)
+                gone.append(folder.name)
+        return gone
+
+    def delete_lecture(self, lecture_id: str) -> None:
+        """Deletes the local copy and every object under the lecture's prefix. A store that
+        refuses is logged (the lecture's rows are already gone), not raised."""
+        super().delete_lecture(lecture_id)
+        prefix = self._lecture_key(lecture_id) + "/"
+        try:
+            pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+            for page in pages:  # at most 1000 keys a page, the most delete_objects takes
+                keys = [{"Key": o["Key"]} for o in page.get("Contents", [])]
+                if keys:
+                    self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys, "Quiet": True})
+        except Exception as e:  # botocore's ClientError, connection errors
+            log.error("deleting the objects under s3://%s/%s failed: %s", self.bucket, prefix, e)
+
+    def video_url(self, value: str) -> str | None:
+        """A presigned GET URL (valid :data:`VIDEO_URL_S` seconds) of the ``s3://`` object
+        ``value``; None for a local path (a lecture stored before object storage was on)."""
+        if not value.startswith("s3://"):
+            return None
+        parsed = urlparse(value)
+        return self.client.generate_presigned_url("get_object", ExpiresIn=VIDEO_URL_S, Params={
+            "Bucket": parsed.netloc, "Key": parsed.path[1:], "ResponseContentType": "video/mp4"})
+
+    def media_origin(self) -> str | None:
+        """The origin (``scheme://host[:port]``) of this store's presigned URLs."""
+        u = urlsplit(self.video_url(f"s3://{self.bucket}/{self._lecture_key('origin')}/x"))
+        return f"{u.scheme}://{u.netloc}"
+
+
+def _missing(e: Exception) -> bool:
+    """Whether a botocore error says the object does not exist."""
+    code = str(getattr(e, "response", {}).get("Error", {}).get("Code", ""))
+    return code in ("404", "NoSuchKey", "NotFound")

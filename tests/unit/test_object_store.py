@@ -1,0 +1,166 @@
+"""S3MediaStore against moto's S3 server on loopback: keep/resolve round trips (multipart for large
+files), event URIs confined to the configured bucket and the lecture's own prefix, prefix delete,
+presigned video URLs that answer Range requests, and the settings that select the backend."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+
+import pytest
+import requests
+
+from lecturecopilot.objectstore import PART_BYTES, S3MediaStore, parse_media_url
+from lecturecopilot.settings import Settings
+from lecturecopilot.storage import MediaStore, UnsafeMediaURI
+
+
+@pytest.fixture(scope="module")
+def s3():
+    from fakes.s3_server import S3Server
+
+    server = S3Server()
+    yield server
+    server.close()
+
+
+@pytest.fixture()
+def store(s3, tmp_path):
+    return S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client())
+
+
+def test_a_kept_file_is_an_object_and_resolves_to_a_fresh_local_copy(store, s3):
+    lid = str(uuid.uuid4())
+    src = store.lecture_dir(lid) / "source.mp4"
+    src.write_bytes(b"video bytes" * 1000)
+    uri = store.keep(src, lid, move=True)
+    assert uri == f"s3://{s3.bucket}/courses/x/lectures/{lid}/source.mp4"
+    assert not src.exists()  # moved: ingest keeps no local copy
+    assert s3.client().get_object(Bucket=s3.bucket, Key=uri.split("/", 3)[3])["Body"].read() == b"video bytes" * 1000
+    local = store.resolve(uri, lid.upper())  # downloaded into the lecture's folder
+    assert local == store.root / "lectures" / lid / "source.mp4" and local.read_bytes() == b"video bytes" * 1000
+    assert not list(local.parent.glob("*.download"))
+    assert store.column(uri) == uri and MediaStore.uri_of_column(uri) == uri
+
+
+def test_a_large_file_goes_up_in_parts(store, s3):
+    lid = str(uuid.uuid4())
+    src = store.lecture_dir(lid) / "source.mp4"
+    with open(src, "wb") as f:
+        f.write(os.urandom(2 * PART_BYTES + 1024))
+    uri = store.keep(src, lid)
+    head = s3.client().head_object(Bucket=s3.bucket, Key=uri.split("/", 3)[3])
+    assert head["ContentLength"] == 2 * PART_BYTES + 1024
+    assert head["ETag"].strip('"').endswith("-3")  # a multipart upload's ETag names its part count
+
+
+def test_a_missing_object_resolves_to_no_file(store, s3):
+    lid = str(uuid.uuid4())
+    path = store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{lid}/source.mp4", lid)
+    assert not path.exists()
+
+
+@pytest.mark.parametrize("make_uri", [
+    lambda b, mine, other: f"s3://other-bucket/courses/x/lectures/{mine}/source.mp4",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{other}/source.mp4",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}/../{other}/source.mp4",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}/./source.mp4",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}//source.mp4",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}/..",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}",  # the folder itself
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}/",
+    lambda b, mine, other: f"s3://{b}/lectures/{mine}/source.mp4",  # outside the prefix
+    lambda b, mine, other: f"s3://{b}/courses/y/lectures/{mine}/source.mp4",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}/source.mp4?versionId=1",
+    lambda b, mine, other: f"s3://{b}/courses/x/lectures/{mine}/a\\..\\source.mp4",
+    lambda b, mine, other: f"http://{b}/courses/x/lectures/{mine}/source.mp4",
+    lambda b, mine, other: f"file:///etc/passwd",
+    lambda b, mine, other: "",
+])
+def test_event_uris_outside_the_lectures_prefix_are_refused(store, s3, make_uri):
+    mine, other = str(uuid.uuid4()), str(uuid.uuid4())
+    src = store.lecture_dir(other) / "source.mp4"
+    src.write_bytes(b"someone else's")
+    store.keep(src, other)
+    with pytest.raises(UnsafeMediaURI):
+        store.resolve(make_uri(s3.bucket, mine, other), mine)
+    assert not (store.root / "lectures" / mine / "source.mp4").exists()
+
+
+def test_a_lecture_id_that_is_not_a_uuid_is_refused(store, s3):
+    with pytest.raises(UnsafeMediaURI, match="not a UUID"):
+        store.resolve(f"s3://{s3.bucket}/courses/x/lectures/x/source.mp4", "x")
+
+
+def test_deleting_a_lecture_removes_its_objects_and_only_those(store, s3):
+    gone, kept = str(uuid.uuid4()), str(uuid.uuid4())
+    for lid in (gone, kept):
+        for name in ("source.mp4", "web.mp4"):
+            (store.lecture_dir(lid) / name).write_bytes(b"x")
+            store.keep(store.lecture_dir(lid) / name, lid)
+    store.delete_lecture(gone)
+    assert s3.keys(f"courses/x/lectures/{gone}/") == []
+    assert sorted(s3.keys(f"courses/x/lectures/{kept}/")) == [f"courses/x/lectures/{kept}/{n}"
+                                                              for n in ("source.mp4", "web.mp4")]
+    assert not (store.root / "lectures" / gone).exists()
+
+
+def test_the_video_url_is_presigned_on_the_stores_origin_and_answers_range(store, s3):
+    lid = str(uuid.uuid4())
+    src = store.lecture_dir(lid) / "web.mp4"
+    src.write_bytes(bytes(range(256)) * 4)
+    url = store.video_url(store.keep(src, lid))
+    assert url.startswith(store.media_origin() + "/") and store.media_origin() == s3.endpoint
+    r = requests.get(url, headers={"Range": "bytes=10-19"}, timeout=10)
+    assert r.status_code == 206 and r.content == bytes(range(10, 20))
+    assert r.headers["Content-Range"] == "bytes 10-19/1024" and r.headers["Content-Type"] == "video/mp4"
+    assert store.video_url(str(src)) is None  # a lecture stored locally before object storage was on
+
+
+def test_settings_select_the_backend(tmp_path, s3, monkeypatch):
+    for k, v in s3.env.items():
+        monkeypatch.setenv(k, v)
+    local = MediaStore.from_settings(Settings(data_dir=tmp_path))
+    assert type(local) is MediaStore and local.video_url(str(tmp_path / "x")) is None and local.media_origin() is None
+    remote = MediaStore.from_settings(Settings(data_dir=tmp_path, media_url=f"s3://{s3.bucket}/p"))
+    assert isinstance(remote, S3MediaStore) and (remote.bucket, remote.prefix) == (s3.bucket, "p")
+    assert remote.media_origin() == s3.endpoint  # boto3 read AWS_ENDPOINT_URL
+    assert "X-Amz-Signature=" in remote.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")  # SigV4 (R2 needs it)
+    lid = str(uuid.uuid4())
+    (remote.lecture_dir(lid) / "captions.vtt").write_text("WEBVTT\n")
+    assert remote.keep(remote.lecture_dir(lid) / "captions.vtt", lid) == f"s3://{s3.bucket}/p/lectures/{lid}/captions.vtt"
+
+
+@pytest.mark.parametrize("url", ["s3://", "s3:///prefix", "https://bucket/prefix", "s3://b/a/../c", "s3://b/a//c",
+                                 "s3://b/p?x=1"])
+def test_a_bad_media_url_is_refused(url):
+    with pytest.raises(ValueError):
+        parse_media_url(url)
+
+
+def test_a_media_url_without_prefix_puts_lectures_at_the_top(s3, tmp_path):
+    store = S3MediaStore(tmp_path, f"s3://{s3.bucket}", client=s3.client())
+    lid = str(uuid.uuid4())
+    (store.lecture_dir(lid) / "source.mp4").write_bytes(b"x")
+    assert store.keep(store.lecture_dir(lid) / "source.mp4", lid) == f"s3://{s3.bucket}/lectures/{lid}/source.mp4"
+    assert parse_media_url("s3://b/") == ("b", "")
+
+
+def test_stale_local_copies_are_evicted_when_an_object_is_downloaded(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_s=3600)
+    old, fresh, wanted = (str(uuid.uuid4()) for _ in range(3))
+    for lid in (old, fresh, wanted):
+        (store.lecture_dir(lid) / "source.mp4").write_bytes(b"x")
+        store.keep(store.lecture_dir(lid) / "source.mp4", lid)
+    stale = time.time() - 7200
+    os.utime(store.lecture_dir(old) / "source.mp4", (stale, stale))
+    (store.lecture_dir(wanted) / "source.mp4").unlink()
+    assert store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{wanted}/source.mp4", wanted).read_bytes() == b"x"
+    assert not (store.root / "lectures" / old).exists()  # its object stays
+    assert (store.root / "lectures" / fresh / "source.mp4").exists()
+    assert s3.keys(f"courses/x/lectures/{old}/") == [f"courses/x/lectures/{old}/source.mp4"]
+    # a cache hit marks the copy as in use
+    os.utime(store.lecture_dir(fresh) / "source.mp4", (stale, stale))
+    store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{fresh}/source.mp4", fresh)
+    assert store.evict_stale() == []
