@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date, datetime, time, timedelta, timezone
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -127,7 +128,7 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
     totals, rows, down, moments, days = q["totals"], q["questions"], q["thumbs_down"], q["moments"], q["days"]
     answered = [r["question"] for r in rows if not r["declined"]]
     declined = [r["question"] for r in rows if r["declined"]]
-    near = lambda vecs, t: store.neighbours(conn, vecs, t)  # noqa: E731  (pgvector in SQL or numpy)
+    near = partial(store.neighbours, conn)  # (vectors, threshold) -> neighbour matrix: pgvector in SQL or numpy
     return {
         "course_id": course_id, "from": start.isoformat(), "to": end.isoformat(),
         "questions": totals["n"], "declined": totals["declined"], "students": totals["students"],

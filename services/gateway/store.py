@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import psycopg
+from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
 from lecturecopilot import vectors
@@ -361,8 +362,9 @@ def neighbours(conn, vecs: np.ndarray, threshold: float) -> np.ndarray:
     with conn.transaction():  # the settings last to the end of the caller's transaction (SET LOCAL)
         conn.execute("SET LOCAL work_mem = '32MB'")  # 4000 vectors (6 MB) stay in memory, not on disk
         conn.execute("SET LOCAL jit = off")  # compiling this one-off join costs more than it saves
-        rows = conn.execute(_NEAR_SQL, (list(np.asarray(vecs, dtype="float32")), threshold), binary=True).fetchall()
+        with conn.cursor(row_factory=tuple_row, binary=True) as cur:
+            rows = cur.execute(_NEAR_SQL, (list(np.asarray(vecs, dtype="float32")), threshold)).fetchall()
     if rows:
-        ij = np.asarray([(r["i"], r["j"]) if isinstance(r, dict) else r for r in rows], dtype=np.intp)
+        ij = np.asarray(rows, dtype=np.intp)
         near[ij[:, 0], ij[:, 1]] = near[ij[:, 1], ij[:, 0]] = True
     return near
