@@ -61,7 +61,9 @@ def register(conn: Connection, info: TypeInfo | None) -> None:
 
 def configurer(info: TypeInfo | None) -> Callable[[Connection], None]:
     """A pool's ``configure`` hook that registers ``info`` (looked up once, when the schema was
-    applied) on each new connection, without a query of its own."""
+    applied) on each new connection, without a query of its own. The type's OID holds across a
+    restart or a failover to a physical replica; a database restored elsewhere gets the services
+    restarted, and so looked up again."""
     return partial(register, info=info)
 
 
@@ -74,6 +76,6 @@ def configure(conn: Connection) -> None:
 
 
 def available(conn: Connection) -> bool:
-    """True when ``conn`` was configured on a database with pgvector (:func:`configure`): the
+    """True when the type was registered on ``conn`` (:func:`register`), a database with pgvector: the
     embedding columns are ``vector(384)`` and SQL may use ``<=>`` (cosine distance)."""
     return conn.adapters.types.get("vector") is not None
