@@ -17,9 +17,10 @@ from importlib import resources
 import psycopg
 import tenacity
 from psycopg.rows import dict_row
+from psycopg.types import TypeInfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from . import embedded
+from . import embedded, vectors
 from .settings import Settings
 
 log = logging.getLogger(__name__)
@@ -27,8 +28,11 @@ log = logging.getLogger(__name__)
 _SCHEMA_LOCK = 72_001  # pg_advisory_lock key: one process applies the schema at a time
 
 
-def apply_schema(url: str) -> None:
-    """Creates missing tables and indexes (idempotent; safe from several processes at once)."""
+def apply_schema(url: str) -> TypeInfo | None:
+    """Creates missing tables and indexes (idempotent; safe from several processes at once), and
+    where the server has pgvector, the extension and ``vector(384)`` embedding columns (existing
+    ``real[]`` ones converted in place; see :mod:`lecturecopilot.vectors`). Returns pgvector's
+    ``vector`` type as the database then has it (None without the extension)."""
     sql = resources.files("lecturecopilot").joinpath("schema.sql").read_text()
     with psycopg.connect(url, autocommit=True) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (_SCHEMA_LOCK,))
@@ -36,17 +40,20 @@ def apply_schema(url: str) -> None:
             conn.execute(sql)
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (_SCHEMA_LOCK,))
+        return vectors.vector_type(conn)
 
 
 def make_pool(settings: Settings, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
     """A connection pool on the configured (or embedded) Postgres, schema applied.
 
-    Rows come back as dicts. Raises ``psycopg.OperationalError`` when Postgres is unreachable.
+    Rows come back as dicts; embeddings as ``list[float]`` whether their column is ``real[]`` or
+    pgvector's ``vector`` (each connection registers the type, :func:`vectors.configurer`). Raises
+    ``psycopg.OperationalError`` when Postgres is unreachable.
     """
     url = embedded.database_url(settings)
-    apply_schema(url)
+    vector_type = apply_schema(url)
     pool = ConnectionPool(url, min_size=min_size, max_size=max_size, kwargs={"row_factory": dict_row},
-                          check=ConnectionPool.check_connection, open=True)
+                          configure=vectors.configurer(vector_type), check=ConnectionPool.check_connection, open=True)
     pool.wait(timeout=30)
     return pool
 

@@ -276,3 +276,33 @@ BEGIN
     CREATE UNIQUE INDEX lectures_course_number ON lectures(course_id, number);
   END IF;
 END $$;
+-- pgvector where the server has it (lecturecopilot/vectors.py): the embedding columns become
+-- vector(384) (all-MiniLM-L6-v2's dimension, lecturecopilot/models.py EMBED_DIM). A database made
+-- while the extension was missing has real[] columns: they are converted once, in place (the
+-- ALTER rewrites each table under an exclusive lock). Without the extension, or without the right
+-- to create it, the columns stay real[]. chapters.bullet_embeddings stays jsonb: a list of vectors
+-- per chapter, read whole, never compared in SQL.
+DO $$
+DECLARE
+  col record;
+BEGIN
+  IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
+    BEGIN
+      CREATE EXTENSION IF NOT EXISTS vector;
+    EXCEPTION WHEN insufficient_privilege THEN
+      RAISE NOTICE 'pgvector is installed but this role may not create the extension: embeddings stay real[]';
+    END;
+  END IF;
+  IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN
+    FOR col IN
+      SELECT c.relname AS tab, a.attname AS name
+      FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.relname IN ('segments', 'sentences', 'subchunks') AND a.attname = 'embedding'
+        AND c.relnamespace = current_schema()::regnamespace AND NOT a.attisdropped
+        AND format_type(a.atttypid, a.atttypmod) = 'real[]'
+    LOOP
+      EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE vector(384) USING %I::vector(384)',
+                     col.tab, col.name, col.name);
+    END LOOP;
+  END IF;
+END $$;

@@ -249,12 +249,13 @@ def _test_env(data_dir: Path, whisper_model: str, admin_token: str, extra_env: d
 
 def _machine_stores(env: dict[str, str], dbname: str) -> str | None:
     """Points ``env`` at the machine's Postgres (a new database ``dbname``, created here) and NATS
-    when they answer on 127.0.0.1 (NATS not with ``LC_TEST_NATS=embedded``); returns the admin URL
+    when they answer on 127.0.0.1 (NATS not with ``LC_TEST_NATS=embedded``, Postgres not with
+    ``LC_TEST_PG=embedded``: the embedded one has pgvector, the machine's 15 none); returns the admin URL
     of that Postgres (to drop the database afterwards), or None when the embedded one is used."""
     import psycopg
 
     admin_url = None
-    if _reachable("127.0.0.1", 5432):
+    if os.environ.get("LC_TEST_PG") != "embedded" and _reachable("127.0.0.1", 5432):
         admin_url = "postgresql://postgres@127.0.0.1:5432/postgres"
         with psycopg.connect(admin_url, autocommit=True) as c:
             c.execute(f'CREATE DATABASE "{dbname}"')

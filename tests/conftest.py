@@ -1,6 +1,9 @@
 """Shared fixtures. Integration tests run the real stack: the machine's NATS (JetStream) and
 Postgres when they answer on 127.0.0.1 (as on CI), else the embedded ones; real ffmpeg,
-real faster-whisper (tiny.en from its package), real embeddings, embedded Qdrant.
+real faster-whisper (tiny.en from its package), real embeddings, embedded Qdrant. The machine's
+Postgres 15 has no pgvector (embeddings in ``real[]`` columns); the embedded Postgres 18 has it
+(``vector(384)``), also chosen with ``LC_TEST_PG=embedded`` (and NATS with ``LC_TEST_NATS=embedded``).
+``test_pgvector.py`` runs on both servers in one session.
 
 Each test session gets its own Postgres database and its own JetStream stream, both removed
 at the end, and its own free ports, so it never touches a running demo.

@@ -5,11 +5,12 @@ log (every exchange: question, declined or not, sentences with citations, time) 
   hash the rate limits use (``answers.asker``), never by identity; the course's own instructor and
   admins (``answers.staff``) are not counted.
 - ``topics`` / ``uncovered``: answered / declined questions (a follow-up as the standalone question it
-  was rewritten to) grouped by meaning. pgvector is not
-  available on the machine's Postgres 15, so grouping runs in Python with numpy: the questions are
-  embedded by ask's ``Embed`` call (the course's sentence embedder, L2-normalised: cosine = dot
-  product; the gateway loads no model) and clustered
-  greedily — the question with the most neighbours at cosine ≥ ``threshold`` (0.6) seeds a group of
+  was rewritten to) grouped by meaning. The questions are embedded by ask's ``Embed`` call (the
+  course's sentence embedder, L2-normalised: cosine = dot product; the gateway loads no model).
+  Which pairs are neighbours (cosine ≥ ``threshold``, 0.6) is computed by :func:`store.neighbours`:
+  in SQL with pgvector's ``<=>`` where the Postgres has the extension (the embedded one), with numpy
+  where it does not (the machine's Postgres 15); ``grouping.method`` says which. They are then
+  clustered greedily — the question with the most neighbours seeds a group of
   its still-ungrouped neighbours, repeatedly. Each group is labelled by its most central question
   (highest mean cosine to the group), with a few example questions.
 - ``thumbs_down``: thumbs-down answers with their question and comment.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import csv
 import io
 from datetime import date, datetime, time, timedelta, timezone
+from functools import partial
 from typing import Callable, Sequence
 
 import numpy as np
@@ -42,15 +44,25 @@ NOT_MOMENTS = ("outline", "exam_prep", "policy")
 EMBED_BATCH = 500  # texts per Embed call (ask takes at most 2000)
 
 
-def cluster(vectors: np.ndarray, threshold: float = THRESHOLD) -> list[list[int]]:
+Neighbours = Callable[[np.ndarray, float], np.ndarray]
+
+
+def numpy_neighbours(vectors: np.ndarray, threshold: float) -> np.ndarray:
+    """(n, n) bool: True where the cosine of two L2-normalised rows is ≥ ``threshold``."""
+    return (vectors @ vectors.T) >= threshold
+
+
+def cluster(vectors: np.ndarray, threshold: float = THRESHOLD, near: np.ndarray | None = None) -> list[list[int]]:
     """Greedy grouping of L2-normalised row vectors by cosine ≥ ``threshold``: the point with the
-    most ungrouped neighbours seeds a group of them, until every point is grouped. Returns groups of
-    row indices, largest first, each ordered by centrality (mean cosine to its group, highest first)."""
+    most ungrouped neighbours seeds a group of them, until every point is grouped. ``near``: the
+    (n, n) bool neighbour matrix if computed elsewhere (:func:`store.neighbours`), else numpy's.
+    Returns groups of row indices, largest first, each ordered by centrality (mean cosine to its
+    group, highest first)."""
     n = len(vectors)
     if n == 0:
         return []
-    sims = vectors @ vectors.T
-    near = sims >= threshold
+    if near is None:
+        near = numpy_neighbours(vectors, threshold)
     free = np.ones(n, dtype=bool)
     groups: list[list[int]] = []
     while free.any():
@@ -61,21 +73,22 @@ def cluster(vectors: np.ndarray, threshold: float = THRESHOLD) -> list[list[int]
         if seed not in members:
             members = np.append(members, seed)
         free[members] = False
-        central = sims[np.ix_(members, members)].mean(axis=1)
+        central = (vectors[members] @ vectors[members].T).mean(axis=1)
         groups.append([int(members[i]) for i in np.argsort(-central, kind="stable")])
     groups.sort(key=lambda g: (-len(g), g[0]))
     return groups
 
 
 def grouped(questions: Sequence[str], embed: Callable[[list[str]], np.ndarray],
-            threshold: float = THRESHOLD, top: int = TOP_GROUPS) -> list[dict]:
+            threshold: float = THRESHOLD, top: int = TOP_GROUPS, neighbours: Neighbours = numpy_neighbours) -> list[dict]:
     """``[{"label", "count", "examples"}]`` for the ``top`` largest groups of ``questions``
-    (see :func:`cluster`); the label is the group's most central question."""
+    (see :func:`cluster`, its neighbour matrix from ``neighbours(vectors, threshold)``); the label
+    is the group's most central question."""
     if not questions:
         return []
     vecs = np.asarray(embed(list(questions)), dtype="float32")
     out = []
-    for g in cluster(vecs, threshold)[:top]:
+    for g in cluster(vecs, threshold, neighbours(vecs, threshold))[:top]:
         texts = [questions[i] for i in g]
         examples, seen = [], {" ".join(texts[0].lower().split())}
         for t in texts[1:]:
@@ -115,12 +128,14 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
     totals, rows, down, moments, days = q["totals"], q["questions"], q["thumbs_down"], q["moments"], q["days"]
     answered = [r["question"] for r in rows if not r["declined"]]
     declined = [r["question"] for r in rows if r["declined"]]
+    near = partial(store.neighbours, conn)  # (vectors, threshold) -> neighbour matrix: pgvector in SQL or numpy
     return {
         "course_id": course_id, "from": start.isoformat(), "to": end.isoformat(),
         "questions": totals["n"], "declined": totals["declined"], "students": totals["students"],
-        "grouping": {"method": "greedy cosine clustering in Python (numpy)", "threshold": threshold},
-        "topics": grouped(answered, embed, threshold),
-        "uncovered": grouped(declined, embed, threshold),
+        "grouping": {"method": f"greedy cosine clustering; neighbours by {store.grouping_method(conn)}",
+                     "threshold": threshold},
+        "topics": grouped(answered, embed, threshold, neighbours=near),
+        "uncovered": grouped(declined, embed, threshold, neighbours=near),
         "thumbs_down": [{"question": r["question"], "answer": r["answer"], "comment": r["comment"],
                          "created_at": r["created_at"].isoformat()} for r in down],
         "top_moments": [{"lecture_id": r["lecture_id"], "lecture_number": r["number"], "lecture_title": r["title"],

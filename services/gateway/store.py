@@ -15,8 +15,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import psycopg
+from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
+
+from lecturecopilot import vectors
 
 #: the courses a viewer may see, as a condition on ``c`` (courses): public ones, all for an admin,
 #: their own (``owner_email``) and those they are a member of; params ``admin`` and ``email``
@@ -332,3 +336,35 @@ def insight_rows(conn, course_id: str, lo, hi, start, end, *, max_questions: int
                                AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
             GROUP BY d ORDER BY d""", (start, end, course_id)).fetchall(),
     }
+
+
+# -- question grouping (insights.py): pgvector's <=> where the server has it, numpy otherwise ---------
+_NEAR_SQL = """
+    WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v FROM unnest(%s::vector[]) WITH ORDINALITY AS t(v, n))
+    SELECT a.i, b.i AS j FROM q a JOIN q b ON a.i < b.i WHERE 1 - (a.v <=> b.v) >= %s"""
+
+
+def grouping_method(conn) -> str:
+    """How :func:`neighbours` computes on ``conn``: in SQL with pgvector or in Python with numpy."""
+    return "pgvector cosine distance (<=>) in SQL" if vectors.available(conn) else "cosine in Python (numpy)"
+
+
+def neighbours(conn, vecs: np.ndarray, threshold: float) -> np.ndarray:
+    """Which rows of ``vecs`` (n, dim) float32, L2-normalised, are neighbours: an (n, n) bool matrix,
+    True where their cosine is ≥ ``threshold`` (the diagonal too). With pgvector on ``conn``
+    (:func:`lecturecopilot.vectors.available`) Postgres compares every pair (``1 - (a <=> b)``, one
+    statement, the vectors sent as one binary ``vector[]``, nothing stored); otherwise numpy does (``vecs @
+    vecs.T``). The two agree except for a pair within float rounding (~1e-7) of the threshold."""
+    n = len(vecs)
+    if not vectors.available(conn) or n == 0:
+        return (vecs @ vecs.T) >= threshold
+    near = np.eye(n, dtype=bool)
+    with conn.transaction():  # the settings last to the end of the caller's transaction (SET LOCAL)
+        conn.execute("SET LOCAL work_mem = '32MB'")  # 4000 vectors (6 MB) stay in memory, not on disk
+        conn.execute("SET LOCAL jit = off")  # compiling this one-off join costs more than it saves
+        with conn.cursor(row_factory=tuple_row, binary=True) as cur:
+            rows = cur.execute(_NEAR_SQL, (list(np.asarray(vecs, dtype="float32")), threshold)).fetchall()
+    if rows:
+        ij = np.asarray(rows, dtype=np.intp)
+        near[ij[:, 0], ij[:, 1]] = near[ij[:, 1], ij[:, 0]] = True
+    return near

@@ -2,7 +2,8 @@
 (rows inserted into ``answers`` and ``feedback``): the question count and distinct students (by
 keyed hash), the most-asked topics and the uncovered questions grouped by meaning, thumbs-down
 answers with comments, the most-cited moments, activity per day, the CSV export, the period, and
-who may read them."""
+who may read them. Postgres: the stack's (the machine's 15 when it answers: numpy neighbours; the
+embedded 18 with pgvector, or with ``LC_TEST_PG=embedded``: neighbours by ``<=>`` in SQL)."""
 
 from __future__ import annotations
 
@@ -139,6 +140,11 @@ def test_insights_group_count_and_rank(stack, seeded):
     # no identities anywhere
     assert "@" not in r.text and "example.edu" not in r.text
     assert ins["grouping"]["threshold"] == 0.6
+    # the neighbours came from SQL (<=>) exactly when the stack's Postgres has pgvector (the embedded one,
+    # LC_TEST_PG=embedded), from numpy on the machine's Postgres 15
+    with stack.db() as c:
+        has_pgvector = c.execute("SELECT 1 FROM pg_extension WHERE extname='vector'").fetchone() is not None
+    assert ("pgvector" in ins["grouping"]["method"]) == has_pgvector, ins["grouping"]
 
 
 def test_the_period_selects_rows(stack, seeded):
