@@ -198,9 +198,18 @@ class IngestStore:
     def upload_lock(self, upload_id: str) -> Iterator[bool]:
         """Tries the session advisory lock of ``upload_id`` on a connection of its own (not the
         pool's: it stays open, idle, while a chunk streams) and yields whether it got it; closing
-        the connection at the end (or the process dying) releases it. Raises psycopg's errors
-        when Postgres is unreachable."""
+        the connection at the end (or the process dying) releases it. It is unlocked before the
+        close: a closed connection's backend lets go of its locks only once it has exited, a
+        moment later, when the client's next chunk may already ask. Raises psycopg's errors when
+        Postgres is unreachable."""
+        key = (_UPLOAD_LOCK, str(upload_id))
         with psycopg.connect(self.pool.conninfo, autocommit=True) as conn:
-            got = conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))",
-                               (_UPLOAD_LOCK, str(upload_id))).fetchone()[0]
-            yield bool(got)
+            got = bool(conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()[0])
+            try:
+                yield got
+            finally:
+                if got and not conn.closed:
+                    try:
+                        conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+                    except psycopg.Error:  # the connection broke: its backend's exit releases it
+                        pass

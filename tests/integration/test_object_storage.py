@@ -184,7 +184,8 @@ def test_a_resumable_upload_keeps_its_chunks_in_the_bucket_and_resumes(s3stack, 
 
 def test_an_interrupted_finish_and_an_idle_upload_with_object_storage(s3stack, synth_video):
     """The last chunk's object landed, then ingest died before it answered: the next status GET
-    finishes the upload. An idle upload expires and its chunk objects go."""
+    finishes the upload. The upload's lock holds across processes. An idle upload expires and its
+    chunk objects go; an open one goes with its course."""
     import psycopg
 
     eph, s3 = s3stack
@@ -202,6 +203,11 @@ def test_an_interrupted_finish_and_an_idle_upload_with_object_storage(s3stack, s
 
     idle = _start_upload(eph, course, 1000)
     assert _put(eph, idle, b"x" * 300, 0, 1000).json()["offset"] == 300
+    # one writer per upload across processes: while another session holds its lock, a chunk is refused
+    with psycopg.connect(eph.db_url, autocommit=True) as holder:
+        assert holder.execute("SELECT pg_try_advisory_lock(72003, hashtext(%s))", (idle,)).fetchone()[0]
+        r = _put(eph, idle, b"y" * 200, 300, 1000)
+        assert r.status_code == 409 and r.json()["error"]["code"] == "busy", r.text
     assert _put(eph, idle, b"y" * 200, 300, 1000).json()["offset"] == 500
     assert len(s3.keys(f"{PREFIX}/uploads/{idle}/")) == 3
     with psycopg.connect(eph.db_url, autocommit=True) as conn:
