@@ -221,3 +221,51 @@ def test_an_interrupted_finish_and_an_idle_upload_with_object_storage(s3stack, s
     assert _put(eph, gone, b"x" * 100, 0, 1000).json()["offset"] == 100
     assert requests.delete(f"{eph.base}/api/courses/{course}", headers=eph.admin, timeout=60).status_code == 204
     assert s3.keys(f"{PREFIX}/uploads/") == []
+
+
+def test_ingest_killed_while_finishing_an_s3_upload_finishes_it_after_restart(s3stack, synth_video):
+    """SIGKILL of ingest in the middle of a finish (held at the lecture's INSERT by a table lock this
+    test takes): Postgres drops the upload's lock with the dead process's connection, and the
+    restarted ingest's sweep finishes the upload from its chunk objects, once."""
+    import signal
+    import threading
+
+    import psycopg
+
+    from lecturecopilot import stack as stack_mod
+
+    eph, s3 = s3stack
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = eph.create_course("Killed while finishing (object storage)")
+    uid = _start_upload(eph, course, n, title="Survivor", number=7)
+    assert _put(eph, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
+    locker = psycopg.connect(eph.db_url)
+    locker.execute("LOCK TABLE lectures IN EXCLUSIVE MODE")  # the finish blocks at its INSERT
+    last = threading.Thread(target=lambda: _put(eph, uid, data[n // 2:], n // 2, n), daemon=True)
+    try:
+        last.start()
+        with psycopg.connect(eph.db_url, autocommit=True) as conn:
+            deadline, waiting = time.time() + 60, None
+            while time.time() < deadline and not waiting:
+                waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
+                                       "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
+                time.sleep(0.05)
+            assert waiting, "the finish never reached the lectures table"
+            os.killpg(int((eph.settings.data_dir / "run" / "ingest.pid").read_text()), signal.SIGKILL)
+            for (pid,) in waiting:
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    finally:
+        locker.rollback()
+        locker.close()
+        last.join(30)
+        stack_mod.up(eph.settings, quiet=True)  # the new ingest's first sweep finishes the upload
+    deadline = time.time() + 60
+    while time.time() < deadline and (st := _status(eph, uid))["state"] == "finishing":
+        time.sleep(0.2)
+    assert st["state"] == "queued" and st["lecture_id"], st
+    assert s3.keys(f"{PREFIX}/uploads/{uid}/") == []
+    assert eph.wait_ready(st["lecture_id"])["status"] == "ready"
+    lectures = requests.get(f"{eph.base}/api/courses/{course}", timeout=10).json()["lectures"]
+    assert [(lec["id"], lec["title"]) for lec in lectures] == [(st["lecture_id"], "Survivor")]
