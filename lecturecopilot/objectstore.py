@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlparse, urlsplit
 
-from .storage import MediaStore, UnsafeMediaURI, lecture_uuid
+from .storage import MediaStore, MediaUnavailable, UnsafeMediaURI, lecture_uuid
 
 log = logging.getLogger(__name__)
 
@@ -50,14 +50,17 @@ def parse_media_url(url: str) -> tuple[str, str]:
     return parsed.netloc, prefix
 
 
-def s3_client(*, path_style: bool = False):
+def s3_client(*, path_style: bool = False, unsigned: bool = False):
     """A boto3 S3 client configured from the standard ``AWS_*`` variables (``AWS_REGION`` is read
     too, which botocore alone does not), signing with SigV4 (presigned URLs included: R2 and
-    newer AWS regions take nothing else), retrying in botocore's ``standard`` mode."""
+    newer AWS regions take nothing else), retrying in botocore's ``standard`` mode. ``unsigned``:
+    one that signs nothing and needs no credentials (its URLs show the store's addressing)."""
     import boto3
+    from botocore import UNSIGNED
     from botocore.config import Config
 
-    config = Config(retries={"mode": "standard", "max_attempts": 5}, signature_version="s3v4",
+    config = Config(retries={"mode": "standard", "max_attempts": 5},
+                    signature_version=UNSIGNED if unsigned else "s3v4",
                     s3={"addressing_style": "path"} if path_style else {})
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
     return boto3.client("s3", region_name=region, config=config)
@@ -72,11 +75,17 @@ class S3MediaStore(MediaStore):
     def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0):
         super().__init__(root)
         self.bucket, self.prefix = parse_media_url(url)
+        self._own_client = client is None
+        self._path_style = path_style
         self.client = client or s3_client(path_style=path_style)
         self.cache_s = cache_s
 
+    def key(self, *parts: str) -> str:
+        """The object key ``prefix/<parts joined by '/'>``."""
+        return "/".join(p for p in (self.prefix, *parts) if p)
+
     def _lecture_key(self, lecture_id: str) -> str:
-        return "/".join(p for p in (self.prefix, "lectures", lecture_id) if p)
+        return self.key("lectures", lecture_id)
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
         """Uploads ``path`` (a file in ``lecture_dir(lecture_id)``) to the lecture's prefix under
@@ -155,7 +164,17 @@ class S3MediaStore(MediaStore):
         """Deletes the local copy and every object under the lecture's prefix. A store that
         refuses is logged (the lecture's rows are already gone), not raised."""
         super().delete_lecture(lecture_id)
-        prefix = self._lecture_key(lecture_id) + "/"
+        self.delete_prefix(self._lecture_key(lecture_id) + "/")
+
+    def objects(self, prefix: str) -> list[dict]:
+        """The objects (``Key``, ``Size``, ``LastModified``) whose keys start with ``prefix``.
+        Raises botocore's errors."""
+        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+        return [o for page in pages for o in page.get("Contents", [])]
+
+    def delete_prefix(self, prefix: str) -> bool:
+        """Deletes every object whose key starts with ``prefix``; False (logged) when the store
+        refused, True when they are gone."""
         try:
             pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
             for page in pages:  # at most 1000 keys a page, the most delete_objects takes
@@ -164,19 +183,41 @@ class S3MediaStore(MediaStore):
                     self.client.delete_objects(Bucket=self.bucket, Delete={"Objects": keys, "Quiet": True})
         except Exception as e:  # botocore's ClientError, connection errors
             log.error("deleting the objects under s3://%s/%s failed: %s", self.bucket, prefix, e)
+            return False
+        return True
 
     def video_url(self, value: str) -> str | None:
         """A presigned GET URL (valid :data:`VIDEO_URL_S` seconds) of the ``s3://`` object
-        ``value``; None for a local path (a lecture stored before object storage was on)."""
+        ``value``; None for a local path (a lecture stored before object storage was on). Raises
+        :class:`MediaUnavailable` when no credentials are configured."""
+        from botocore.exceptions import NoCredentialsError
+
         if not value.startswith("s3://"):
             return None
         parsed = urlparse(value)
-        return self.client.generate_presigned_url("get_object", ExpiresIn=VIDEO_URL_S, Params={
-            "Bucket": parsed.netloc, "Key": parsed.path[1:], "ResponseContentType": "video/mp4"})
+        try:
+            return self.client.generate_presigned_url("get_object", ExpiresIn=VIDEO_URL_S, Params={
+                "Bucket": parsed.netloc, "Key": parsed.path[1:], "ResponseContentType": "video/mp4"})
+        except NoCredentialsError:
+            raise MediaUnavailable("The media store has no credentials (set AWS_ACCESS_KEY_ID and "
+                                   "AWS_SECRET_ACCESS_KEY).") from None
 
     def media_origin(self) -> str | None:
-        """The origin (``scheme://host[:port]``) of this store's presigned URLs."""
-        u = urlsplit(self.video_url(f"s3://{self.bucket}/{self._lecture_key('origin')}/x"))
+        """The origin (``scheme://host[:port]``) of this store's presigned URLs, from the URL an
+        unsigned twin of the client gives (same endpoint, region and addressing style: a
+        virtual-host bucket is part of the host); needs no credentials."""
+        import boto3
+        from botocore import UNSIGNED
+        from botocore.config import Config
+
+        if self._own_client:
+            twin = s3_client(path_style=self._path_style, unsigned=True)
+        else:
+            meta = self.client.meta
+            twin = boto3.client("s3", endpoint_url=meta.endpoint_url, region_name=meta.region_name,
+                                config=meta.config.merge(Config(signature_version=UNSIGNED)))
+        u = urlsplit(twin.generate_presigned_url("get_object", Params={
+            "Bucket": self.bucket, "Key": f"{self._lecture_key('origin')}/x"}))
         return f"{u.scheme}://{u.netloc}"
 
 

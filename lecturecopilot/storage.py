@@ -26,6 +26,11 @@ class UnsafeMediaURI(ValueError):
     contents)."""
 
 
+class MediaUnavailable(RuntimeError):
+    """The media store cannot serve a request now (e.g. no credentials configured); ``str(err)``
+    says why, fit to show the client."""
+
+
 def lecture_uuid(lecture_id: str) -> str:
     """``lecture_id`` in canonical UUID form. Raises :class:`UnsafeMediaURI` when it is not one."""
     try:

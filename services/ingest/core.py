@@ -333,8 +333,12 @@ def delete_lectures(*, records: IngestStore, store: MediaStore, lecture_ids: lis
             points.delete_lectures(lecture_ids)
         except Exception as e:  # qdrant-client raises its own and httpx's errors
             log.warning("deleting the points of %d lectures from the Qdrant server failed: %s", len(lecture_ids), e)
-    for uid in uploads:  # resumable uploads still receiving: their bytes go with the course
-        (store.root / "uploads" / f"{uid}.part").unlink(missing_ok=True)
+    if uploads:  # resumable uploads still receiving: their bytes go with the course
+        from .partfiles import parts_of  # partfiles imports this module
+
+        parts = parts_of(store, records)
+        for uid in uploads:
+            parts.remove(uid)
     return n
 
 

@@ -1,6 +1,10 @@
-"""The bytes of resumable uploads: ``<media>/uploads/<id>.part`` files, their lock, and writing one
-chunk into one. No database here; the state machine that decides when to write, finish or remove
-is :mod:`services.ingest.resumable`."""
+"""The bytes of resumable uploads, in one of two backends that :func:`parts_of` picks for the
+media store: :class:`LocalParts`, ``<media>/uploads/<id>.part`` files locked by ``flock`` (the
+media folder, shared by every ingest process), or, with ``LC_MEDIA_URL=s3://...``,
+:class:`~.s3parts.S3Parts` (one object per chunk, locked in Postgres). Both hand out, under the
+upload's lock, a part with ``size()``, ``receive(stream, at, want)``, ``local_file()`` and
+``discard_local()``. The state machine that decides when to write, finish or remove is
+:mod:`services.ingest.resumable`."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import errno
 import fcntl
 import os
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO, Iterator
@@ -78,11 +83,13 @@ def locked_part(store: MediaStore, upload_id: str) -> Iterator[BinaryIO | None]:
             _held_here.discard(upload_id)
 
 
-def receive(f: BinaryIO, stream: BinaryIO, at: int, want: int) -> int:
+def receive(f: BinaryIO, stream: BinaryIO, at: int, want: int, resume: int | None = None) -> int:
     """Writes exactly ``want`` bytes of ``stream`` at byte ``at`` of ``f`` and returns ``want``; on
     anything else truncates ``f`` back to ``at`` and raises :class:`IngestError`: 408 a body past
-    its time bound, 507 no room, 400 a body cut off or of another length."""
+    its time bound, 507 no room, 400 a body cut off or of another length. ``resume``: the
+    upload's byte the client is told to send again from (default ``at``)."""
     got = 0
+    at_msg = at if resume is None else resume
     f.seek(at)
     try:
         while got < want:
@@ -95,17 +102,17 @@ def receive(f: BinaryIO, stream: BinaryIO, at: int, want: int) -> int:
         f.flush()
     except BodyTimeout as e:
         f.truncate(at)
-        raise IngestError(f"{e.description} The chunk was discarded; send it again from byte {at} (smaller "
+        raise IngestError(f"{e.description} The chunk was discarded; send it again from byte {at_msg} (smaller "
                           "chunks on a slow connection).", status=408, code="chunk_timeout") from None
     except OSError as e:
         f.truncate(at)
         if e.errno == errno.ENOSPC:
             raise no_room() from None
-        raise IngestError(f"The chunk was cut off before its end; send it again from byte {at}.",
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {at_msg}.",
                           code="incomplete_chunk") from None
     except Exception:
         f.truncate(at)
-        raise IngestError(f"The chunk was cut off before its end; send it again from byte {at}.",
+        raise IngestError(f"The chunk was cut off before its end; send it again from byte {at_msg}.",
                           code="incomplete_chunk") from None
     if got != want or extra:
         f.truncate(at)
@@ -122,3 +129,78 @@ def discard_rest(stream: BinaryIO) -> None:
             pass
     except Exception:  # cut off or past its bounds: the connection closes anyway
         pass
+
+
+class LocalPart:
+    """An upload's ``.part`` file, open and locked (see :func:`locked_part`)."""
+
+    def __init__(self, f: BinaryIO, path: Path):
+        self.f, self.path = f, path
+
+    def size(self) -> int:
+        """The bytes received so far."""
+        return os.fstat(self.f.fileno()).st_size
+
+    def receive(self, stream: BinaryIO, at: int, want: int) -> int:
+        """Appends one chunk (see :func:`receive`)."""
+        return receive(self.f, stream, at, want)
+
+    def local_file(self) -> Path:
+        """The file with the upload's bytes (the ``.part`` file itself)."""
+        return self.path
+
+    def discard_local(self) -> None:
+        """Nothing: the ``.part`` file is the upload's only copy."""
+
+
+class LocalParts:
+    """Resumable uploads' bytes as ``.part`` files in the local (or shared) media folder."""
+
+    def __init__(self, store: MediaStore):
+        self.store = store
+
+    def create(self, upload_id: str) -> None:
+        """An empty ``.part`` file for a new upload."""
+        part_path(self.store, upload_id).touch()
+
+    def remove(self, upload_id: str) -> None:
+        """Removes the upload's bytes (if any)."""
+        part_path(self.store, upload_id).unlink(missing_ok=True)
+
+    def offset(self, row: dict) -> int:
+        """The bytes received (see :func:`offset`)."""
+        return offset(self.store, row)
+
+    def expected(self, open_rows: list[dict]) -> int:
+        """The bytes the open uploads ``open_rows`` (``id``, ``size``) still need on this disk."""
+        return sum(max(0, r["size"] - offset(self.store, {**r, "state": "receiving"})) for r in open_rows)
+
+    @contextmanager
+    def locked(self, upload_id: str) -> Iterator[LocalPart | None]:
+        """The upload's part under its lock, None when it has no bytes; raises :class:`Busy`."""
+        with locked_part(self.store, upload_id) as f:
+            yield None if f is None else LocalPart(f, part_path(self.store, upload_id))
+
+    def orphans(self, open_ids: set[str], grace_s: float) -> list[str]:
+        """Names of ``.part`` files older than ``grace_s`` seconds that no open upload owns."""
+        now = time.time()
+        out = []
+        for part in part_files(self.store):
+            try:
+                if part.stem not in open_ids and now - part.stat().st_mtime > grace_s:
+                    out.append(part.stem)
+            except OSError:
+                pass
+        return out
+
+
+def parts_of(store: MediaStore, records):
+    """The backend of ``store``'s resumable uploads: :class:`~.s3parts.S3Parts` for an object
+    store (``records``, the :class:`~.store.IngestStore`, holds its locks), else :class:`LocalParts`."""
+    from lecturecopilot.objectstore import S3MediaStore
+
+    if isinstance(store, S3MediaStore):
+        from .s3parts import S3Parts
+
+        return S3Parts(store, records)
+    return LocalParts(store)

@@ -1,7 +1,9 @@
 """Resumable uploads in chunks: ``Content-Range`` PUTs (RFC 9110 §14.4), parsed by Werkzeug.
 
 An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``receiving`` →
-``expired``. Its bytes live in ``<media>/uploads/<id>.part`` until it is finished or expires.
+``expired``. Its bytes live in ``<media>/uploads/<id>.part`` until it is finished or expires, or
+with object storage (``LC_MEDIA_URL``) in one object per chunk (:mod:`.s3parts`); the backend
+is :func:`.partfiles.parts_of`'s.
 
 1. :func:`start_upload` checks, before a byte arrives, everything the finished file will be
    checked for that does not need its bytes (the same :func:`~.core.check_upload`: course, file
@@ -12,8 +14,8 @@ An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``
 2. :func:`put_chunk` appends one chunk ``bytes first-last/size``. A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
    to resume. One writer per upload: the chunk is written under an exclusive lock of the
-   ``.part`` file (:func:`.partfiles.locked_part`); no database connection or transaction is held while the
-   bytes stream. A chunk
+   ``.part`` file (:func:`.partfiles.locked_part`; with object storage a Postgres advisory lock on
+   a connection of its own); no pooled connection or transaction is held while the bytes stream. A chunk
    that does not arrive whole (cut off, too short or long, past its time bound) is discarded: the
    offset stays where it was.
 3. When the offset reaches the size, the upload turns ``finishing`` and the file goes through
@@ -37,9 +39,7 @@ bytes and their lock :mod:`.partfiles`'.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
-import time
 import uuid
 from datetime import timedelta
 from typing import BinaryIO, Callable
@@ -50,7 +50,7 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
 from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
-from .partfiles import Busy, locked_part, offset, part_files, part_path, receive
+from .partfiles import Busy, parts_of
 from .store import IngestStore
 
 log = logging.getLogger(__name__)
@@ -121,26 +121,28 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
                           status=413, code="too_large")
     expire_idle(settings=settings, records=records, store=store)
     upload_id = str(uuid.uuid4())
-    part = part_path(store, upload_id)
-    part.touch()  # before the row: a row never lacks its file (the sweeper spares young orphans)
+    parts = parts_of(store, records)
+    parts.create(upload_id)  # before the row: a row never lacks its bytes (the sweeper spares young orphans)
     try:
         records.register_upload(
             upload_id=upload_id, course_id=course_id, filename=filename, size=size,
             meta={"title": title, "number": number, "language": language or ""}, owner=owner, open_states=OPEN,
             idle_s=settings.upload_idle_s,
-            admit=lambda open_rows: _admit(settings, store, open_rows, size=size, owner=owner, capped=capped))
+            admit=lambda open_rows: _admit(settings, store, open_rows, size=size, owner=owner, capped=capped,
+                                           expected=parts.expected))
     except BaseException:
-        part.unlink(missing_ok=True)
+        parts.remove(upload_id)
         raise
     return _status(settings, _row(records, settings, upload_id), 0)
 
 
 def _admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int, owner: str | None,
-           capped: bool) -> None:
+           capped: bool, expected: Callable[[list[dict]], int]) -> None:
     """The policy of a start, given the uploads open now (``id``, ``size``, ``owner``, ``left_s``):
     a ``capped`` owner may have ``LC_UPLOADS_OPEN_MAX`` open (else 429 with ``Retry-After``, the
     seconds until the first of theirs can expire), and ``size`` bytes must fit in the free space
-    less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES`` (else 507)."""
+    less what open uploads still expect (``expected(open_rows)``: none on this disk with object
+    storage) and less ``LC_UPLOAD_DISK_RESERVE_BYTES`` (else 507)."""
     idle = settings.upload_idle_s
     mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
     if capped and len(mine) >= settings.uploads_open_max:
@@ -148,8 +150,7 @@ def _admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size
         raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
                           f"start again once an abandoned one expires ({idle / 60:g} minutes after its last "
                           "chunk).", status=429, code="too_many_uploads", headers={"Retry-After": str(wait)})
-    expected = sum(max(0, r["size"] - offset(store, {**r, "state": "receiving"})) for r in open_rows)
-    room = shutil.disk_usage(store.root).free - expected - settings.upload_disk_reserve_bytes
+    room = shutil.disk_usage(store.root).free - expected(open_rows) - settings.upload_disk_reserve_bytes
     if size > room:
         raise IngestError(f"The server has no room for this file now: {_gb(size)} do not fit in the "
                           f"{_gb(max(0, room))} left for uploads (free space, less what open uploads still "
@@ -170,15 +171,16 @@ def upload_status(*, settings: Settings, records: IngestStore, store: MediaStore
     reason once refused or expired. An interrupted finish is resumed first, an idle upload expired.
     Raises :class:`IngestError` 404."""
     row = _row(records, settings, upload_id)
+    parts = parts_of(store, records)
     if row["state"] in OPEN:
         try:
-            with locked_part(store, str(row["id"])) as f:
+            with parts.locked(str(row["id"])) as f:
                 row = _settle(settings, records, store, publish, _row(records, settings, upload_id), f)
         except Busy:
             pass  # a chunk is streaming or a finish is running: report where it stands
         except IngestError:
             row = _row(records, settings, upload_id)  # refused (shown in the status) or the queue is down
-    return _status(settings, row, offset(store, row))
+    return _status(settings, row, parts.offset(row))
 
 
 def upload_course(*, settings: Settings, records: IngestStore, upload_id: str) -> str:
@@ -187,13 +189,13 @@ def upload_course(*, settings: Settings, records: IngestStore, upload_id: str) -
     return str(_row(records, settings, upload_id)["course_id"])
 
 
-def _settle(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict,
-            f: BinaryIO | None) -> dict:
-    """Under the upload's lock: finishes an upload whose bytes are all there (an interrupted
-    finish), expires an idle one; returns its row as it is then. Raises what the finish raises."""
-    full = f is not None and os.fstat(f.fileno()).st_size == row["size"]
+def _settle(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict, f) -> dict:
+    """Under the upload's lock (``f``: its part, or None): finishes an upload whose bytes are all
+    there (an interrupted finish), expires an idle one; returns its row as it is then. Raises
+    what the finish raises."""
+    full = f is not None and f.size() == row["size"]
     if row["state"] == "finishing" or (row["state"] == "receiving" and full):
-        _finish(settings, records, store, publish, row)
+        _finish(settings, records, store, publish, row, f)
     elif row["state"] == "receiving" and f is None:  # its bytes were removed from the store
         records.set_upload_state(str(row["id"]), "expired", frm=("receiving",), error="its bytes were removed.")
     elif row["idle"]:
@@ -233,7 +235,7 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
         raise _closed(row)
     rng = _chunk_range(content_range, row["size"])
     try:
-        with locked_part(store, upload_id) as f:
+        with parts_of(store, records).locked(upload_id) as f:
             row = _row(records, settings, upload_id)  # as it is now that this request holds the lock
             if row["state"] in OPEN:
                 row = _settle(settings, records, store, publish, row, f)
@@ -241,15 +243,15 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
                 if row["state"] == "queued" and row["lecture_id"]:  # finished by this request
                     return _status(settings, row, row["size"])
                 raise _closed(row)
-            at = os.fstat(f.fileno()).st_size
+            at = f.size()
             if rng.start != at:
                 raise IngestError(f"The next chunk must start at byte {at}.", status=409, code="wrong_offset")
             records.touch_upload(upload_id)
-            at += receive(f, stream, at, rng.stop - rng.start)
+            at += f.receive(stream, at, rng.stop - rng.start)
             records.touch_upload(upload_id)
             if at < row["size"]:
                 return _status(settings, row, at)
-            _finish(settings, records, store, publish, row)
+            _finish(settings, records, store, publish, row, f)
     except Busy:
         raise IngestError("Another chunk of this upload is being written; retry.", status=409, code="busy") from None
     return _status(settings, _row(records, settings, upload_id), row["size"])
@@ -257,20 +259,21 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
 
 # -- finishing, expiry, sweeping --------------------------------------------------------------
 
-def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict) -> None:
-    """Registers the lecture of a complete upload (the caller holds its lock): ``finishing``, then
+def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, row: dict, f) -> None:
+    """Registers the lecture of a complete upload (the caller holds its lock; ``f`` its part, or
+    None when its bytes are gone): ``finishing``, then
     ``queued`` with :func:`lecture_id_of` as the lecture's id, or ``refused`` with the reason
     (raised). Safe to run again after a crash at any point (see the module docstring)."""
     upload_id = str(row["id"])
     if not records.set_upload_state(upload_id, "finishing", frm=OPEN):
         return
-    part = part_path(store, upload_id)
+    parts = parts_of(store, records)
     lecture_id = lecture_id_of(upload_id)
     meta = row["meta"] or {}
     try:
         if (existing := records.lecture(lecture_id)) is not None:  # registered before a crash: publish again
             publish_uploaded(records, publish, uploaded_event(existing))
-        elif not part.exists():
+        elif f is None or (part := f.local_file()) is None:
             raise IngestError("The upload's bytes were lost before it was finished; start it again.",
                               status=410, code="upload_lost")
         else:
@@ -281,10 +284,16 @@ def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish
     except IngestError as e:
         if e.status < 500:  # the file itself is refused; a server-side failure stays 'finishing'
             records.set_upload_state(upload_id, "refused", frm=("finishing",), error=str(e))
-            part.unlink(missing_ok=True)
+            parts.remove(upload_id)
+        elif f is not None:
+            f.discard_local()
+        raise
+    except Exception:  # the object store failed: 'finishing' stays, for a retry
+        if f is not None:
+            f.discard_local()
         raise
     records.set_upload_state(upload_id, "queued", frm=("finishing",), lecture_id=lecture_id)
-    part.unlink(missing_ok=True)
+    parts.remove(upload_id)
     log.info("upload %s finished: lecture %s", upload_id, lecture_id)
 
 
@@ -292,15 +301,16 @@ def _expire(settings: Settings, records: IngestStore, store: MediaStore, row: di
     """Expires an idle upload (the caller holds its lock) and removes its bytes."""
     reason = f"no chunk arrived for {settings.upload_idle_s / 60:g} minutes."
     if records.expire_upload(row["id"], reason, settings.upload_idle_s):
-        part_path(store, str(row["id"])).unlink(missing_ok=True)
+        parts_of(store, records).remove(str(row["id"]))
         log.info("upload %s expired (%s)", row["id"], reason)
 
 
 def _each_locked(settings: Settings, records: IngestStore, store: MediaStore, ids: list[str], work) -> None:
     """Runs ``work(row, file)`` for each upload id under its lock, skipping busy ones and logging errors."""
+    parts = parts_of(store, records)
     for uid in ids:
         try:
-            with locked_part(store, uid) as f:
+            with parts.locked(uid) as f:
                 work(_row(records, settings, uid), f)
         except Busy:
             pass
@@ -312,30 +322,32 @@ def expire_idle(*, settings: Settings, records: IngestStore, store: MediaStore) 
     """Expires every upload idle for ``LC_UPLOAD_IDLE_S`` whose bytes are not all there (and not
     being written) and removes its bytes."""
     rows = records.idle_uploads(settings.upload_idle_s)
-    idle = [str(r["id"]) for r in rows if offset(store, {**r, "state": "receiving"}) < r["size"]]
+    parts = parts_of(store, records)
+    idle = [str(r["id"]) for r in rows if parts.offset({**r, "state": "receiving"}) < r["size"]]
     _each_locked(settings, records, store, idle,
                  lambda row, f: _expire(settings, records, store, row) if row["idle"] else None)
 
 
 def sweep(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish) -> None:
-    """Finishes interrupted finishes, expires idle uploads and removes ``.part`` files that belong
-    to no open upload (older than :data:`ORPHAN_GRACE_S`). Several ingest processes may sweep at
-    once: every upload is handled under its lock."""
+    """Finishes interrupted finishes, expires idle uploads and removes bytes (``.part`` files or
+    objects) that belong to no open upload (older than :data:`ORPHAN_GRACE_S`). Several ingest
+    processes may sweep at once: every upload is handled under its lock."""
     rows = records.uploads_in(OPEN)
-    complete = [str(r["id"]) for r in rows if r["state"] == "finishing" or offset(store, r) == r["size"]]
+    parts = parts_of(store, records)
+    complete = [str(r["id"]) for r in rows if r["state"] == "finishing" or parts.offset(r) == r["size"]]
     _each_locked(settings, records, store, complete,
                  lambda row, f: _settle(settings, records, store, publish, row, f))
     expire_idle(settings=settings, records=records, store=store)
-    open_ids = {str(r["id"]) for r in rows}
-    for part in part_files(store):
+    for uid in parts.orphans({str(r["id"]) for r in rows}, ORPHAN_GRACE_S):
         try:
-            if part.stem not in open_ids and time.time() - part.stat().st_mtime > ORPHAN_GRACE_S:
-                with locked_part(store, part.stem) as f:
-                    if f is not None and _state(records, part.stem) not in OPEN:
-                        part.unlink(missing_ok=True)
-                        log.info("sweep: removed %s (no open upload)", part.name)
-        except (Busy, OSError):
+            with parts.locked(uid) as f:
+                if f is not None and _state(records, uid) not in OPEN:
+                    parts.remove(uid)
+                    log.info("sweep: removed the bytes of %s (no open upload)", uid)
+        except Busy:
             pass
+        except Exception as e:  # a file system or store error: the next sweep tries again
+            log.info("sweep: orphan %s: %s", uid, e)
 
 
 def _state(records: IngestStore, upload_id: str) -> str | None:

@@ -9,13 +9,17 @@ Methods marked "retried" run again on a new connection if Postgres cut theirs
 from __future__ import annotations
 
 import json
-from typing import Callable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterator, Sequence
+
+import psycopg
 
 from psycopg_pool import ConnectionPool
 
 from lecturecopilot import db
 
 _START_LOCK = 72_002  # pg_advisory_xact_lock key: one start at a time counts open uploads and room
+_UPLOAD_LOCK = 72_003  # pg_try_advisory_lock(key, hashtext(upload id)): one writer of an upload's objects
 
 _INSERT_LECTURE = (
     "INSERT INTO lectures (id, course_id, number, title, status, stage, duration_s, media_path, "
@@ -189,3 +193,23 @@ class IngestStore:
         """The uploads (``id``, ``size``, ``state``) in one of ``states``."""
         with self.pool.connection() as conn:
             return conn.execute("SELECT id, size, state FROM uploads WHERE state = ANY(%s)", (list(states),)).fetchall()
+
+    @contextmanager
+    def upload_lock(self, upload_id: str) -> Iterator[bool]:
+        """Tries the session advisory lock of ``upload_id`` on a connection of its own (not the
+        pool's: it stays open, idle, while a chunk streams) and yields whether it got it; closing
+        the connection at the end (or the process dying) releases it. It is unlocked before the
+        close: a closed connection's backend lets go of its locks only once it has exited, a
+        moment later, when the client's next chunk may already ask. Raises psycopg's errors when
+        Postgres is unreachable."""
+        key = (_UPLOAD_LOCK, str(upload_id))
+        with psycopg.connect(self.pool.conninfo, autocommit=True) as conn:
+            got = bool(conn.execute("SELECT pg_try_advisory_lock(%s, hashtext(%s))", key).fetchone()[0])
+            try:
+                yield got
+            finally:
+                if got and not conn.closed:
+                    try:
+                        conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", key)
+                    except psycopg.Error:  # the connection broke: its backend's exit releases it
+                        pass

@@ -108,3 +108,164 @@ def test_a_lecture_goes_through_object_storage_and_its_deletion_removes_the_obje
     assert s3.keys(f"{PREFIX}/lectures/{other}/")  # another lecture's objects stay
     assert requests.delete(f"{eph.base}/api/courses/{course}", headers=eph.admin, timeout=60).status_code == 204
     assert s3.keys(PREFIX + "/") == []
+
+
+# -- resumable uploads with object storage: the chunks are objects, no shared folder (issue #15) --
+
+def _put(eph, uid, data: bytes, first: int, total: int):
+    return requests.put(f"{eph.base}/api/uploads/{uid}", data=data, timeout=60,
+                        headers={**eph.admin, "Content-Range": f"bytes {first}-{first + len(data) - 1}/{total}"})
+
+
+def _status(eph, uid) -> dict:
+    r = requests.get(f"{eph.base}/api/uploads/{uid}", headers=eph.admin, timeout=60)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _start_upload(eph, course, size, **extra) -> str:
+    r = requests.post(f"{eph.base}/api/courses/{course}/uploads", headers=eph.admin, timeout=30,
+                      json={"filename": "lecture.mp4", "size": size, **extra})
+    assert r.status_code == 201, r.text
+    return r.json()["upload_id"]
+
+
+def _cut_off(eph, uid, data: bytes, first: int, total: int) -> None:
+    """Sends a chunk's headers and half its body, then drops the connection (a client that lost it)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    u = urlsplit(eph.base)
+    head = (f"PUT /api/uploads/{uid} HTTP/1.1\r\nHost: {u.netloc}\r\nAuthorization: {eph.admin['Authorization']}\r\n"
+            f"Content-Range: bytes {first}-{first + len(data) - 1}/{total}\r\nContent-Length: {len(data)}\r\n\r\n")
+    with socket.create_connection((u.hostname, u.port), timeout=10) as sock:
+        sock.sendall(head.encode() + data[: len(data) // 2])
+        time.sleep(0.5)
+
+
+def _uploads_dir(eph):
+    return eph.settings.media_dir / "uploads"
+
+
+def test_a_resumable_upload_keeps_its_chunks_in_the_bucket_and_resumes(s3stack, synth_video):
+    eph, s3 = s3stack
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n, k = len(data), len(data) // 3
+    course = eph.create_course("Resumable (object storage)")
+    uid = _start_upload(eph, course, n, title="Chunked into objects", number=1)
+    folder = f"{PREFIX}/uploads/{uid}/"
+    assert s3.keys(folder) == [folder + "open"]
+    assert _put(eph, uid, data[:k], 0, n).json()["offset"] == k
+    assert sorted(s3.keys(folder)) == [folder + f"{0:020d}", folder + "open"]
+    assert not list(_uploads_dir(eph).glob(f"{uid}*"))  # no byte of it on a local (or shared) folder
+    # a chunk cut off mid-body leaves no object and the offset where it was
+    _cut_off(eph, uid, data[k:2 * k], k, n)
+    deadline = time.time() + 30
+    while time.time() < deadline and _status(eph, uid)["offset"] != k:
+        time.sleep(0.2)
+    assert _status(eph, uid)["offset"] == k and len(s3.keys(folder)) == 2
+    r = _put(eph, uid, data[k + 5:k + 10], k + 5, n)
+    while r.status_code == 409 and r.json()["error"]["code"] == "busy" and time.time() < deadline:
+        time.sleep(0.2)  # the dropped chunk's request may still hold the upload's lock a moment
+        r = _put(eph, uid, data[k + 5:k + 10], k + 5, n)
+    assert r.status_code == 409 and f"start at byte {k}" in r.json()["error"]["message"], r.text
+    # resumed from the offset the server gave, in two more chunks
+    assert _put(eph, uid, data[k:2 * k], k, n).json()["offset"] == 2 * k
+    last = _put(eph, uid, data[2 * k:], 2 * k, n)
+    assert last.status_code == 202, last.text
+    lid = last.json()["lecture_id"]
+    assert s3.keys(folder) == []  # the chunk objects went once the lecture was registered
+    assert s3.client().get_object(Bucket=s3.bucket, Key=f"{PREFIX}/lectures/{lid}/source.mp4")["Body"].read() == data
+    assert not list(_uploads_dir(eph).glob(f"{uid}*"))
+    assert eph.wait_ready(lid)["status"] == "ready"
+    assert _put(eph, uid, data[-1:], n - 1, n).status_code == 410
+
+
+def test_an_interrupted_finish_and_an_idle_upload_with_object_storage(s3stack, synth_video):
+    """The last chunk's object landed, then ingest died before it answered: the next status GET
+    finishes the upload. The upload's lock holds across processes. An idle upload expires and its
+    chunk objects go; an open one goes with its course."""
+    import psycopg
+
+    eph, s3 = s3stack
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = eph.create_course("Finished later (object storage)")
+    uid = _start_upload(eph, course, n, title="Finished later", number=1)
+    assert _put(eph, uid, data[: n - 1000], 0, n).json()["offset"] == n - 1000
+    s3.client().put_object(Bucket=s3.bucket, Key=f"{PREFIX}/uploads/{uid}/{n - 1000:020d}", Body=data[n - 1000:])
+    st = _status(eph, uid)
+    assert st["state"] == "queued" and st["lecture_id"] and st["offset"] == n, st
+    assert s3.keys(f"{PREFIX}/uploads/{uid}/") == []
+    assert s3.keys(f"{PREFIX}/lectures/{st['lecture_id']}/") == [f"{PREFIX}/lectures/{st['lecture_id']}/source.mp4"]
+
+    idle = _start_upload(eph, course, 1000)
+    assert _put(eph, idle, b"x" * 300, 0, 1000).json()["offset"] == 300
+    # one writer per upload across processes: while another session holds its lock, a chunk is refused
+    with psycopg.connect(eph.db_url, autocommit=True) as holder:
+        assert holder.execute("SELECT pg_try_advisory_lock(72003, hashtext(%s))", (idle,)).fetchone()[0]
+        r = _put(eph, idle, b"y" * 200, 300, 1000)
+        assert r.status_code == 409 and r.json()["error"]["code"] == "busy", r.text
+    assert _put(eph, idle, b"y" * 200, 300, 1000).json()["offset"] == 500
+    assert len(s3.keys(f"{PREFIX}/uploads/{idle}/")) == 3
+    with psycopg.connect(eph.db_url, autocommit=True) as conn:
+        conn.execute("UPDATE uploads SET active_at = active_at - make_interval(secs => %s) WHERE id=%s",
+                     (eph.settings.upload_idle_s + 5, idle))
+    st = _status(eph, idle)
+    assert st["state"] == "expired" and "no chunk arrived" in st["error"]
+    assert s3.keys(f"{PREFIX}/uploads/{idle}/") == []
+    # an upload still receiving goes with its course, objects included
+    gone = _start_upload(eph, course, 1000)
+    assert _put(eph, gone, b"x" * 100, 0, 1000).json()["offset"] == 100
+    assert requests.delete(f"{eph.base}/api/courses/{course}", headers=eph.admin, timeout=60).status_code == 204
+    assert s3.keys(f"{PREFIX}/uploads/") == []
+
+
+def test_ingest_killed_while_finishing_an_s3_upload_finishes_it_after_restart(s3stack, synth_video):
+    """SIGKILL of ingest in the middle of a finish (held at the lecture's INSERT by a table lock this
+    test takes): Postgres drops the upload's lock with the dead process's connection, and the
+    restarted ingest's sweep finishes the upload from its chunk objects, once."""
+    import signal
+    import threading
+
+    import psycopg
+
+    from lecturecopilot import stack as stack_mod
+
+    eph, s3 = s3stack
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = eph.create_course("Killed while finishing (object storage)")
+    uid = _start_upload(eph, course, n, title="Survivor", number=7)
+    assert _put(eph, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
+    locker = psycopg.connect(eph.db_url)
+    locker.execute("LOCK TABLE lectures IN EXCLUSIVE MODE")  # the finish blocks at its INSERT
+    last = threading.Thread(target=lambda: _put(eph, uid, data[n // 2:], n // 2, n), daemon=True)
+    try:
+        last.start()
+        with psycopg.connect(eph.db_url, autocommit=True) as conn:
+            deadline, waiting = time.time() + 60, None
+            while time.time() < deadline and not waiting:
+                waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
+                                       "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
+                time.sleep(0.05)
+            assert waiting, "the finish never reached the lectures table"
+            os.killpg(int((eph.settings.data_dir / "run" / "ingest.pid").read_text()), signal.SIGKILL)
+            for (pid,) in waiting:
+                conn.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    finally:
+        locker.rollback()
+        locker.close()
+        last.join(30)
+        stack_mod.up(eph.settings, quiet=True)  # the new ingest's first sweep finishes the upload
+    deadline = time.time() + 60
+    while time.time() < deadline and (st := _status(eph, uid))["state"] == "finishing":
+        time.sleep(0.2)
+    assert st["state"] == "queued" and st["lecture_id"], st
+    assert s3.keys(f"{PREFIX}/uploads/{uid}/") == []
+    assert eph.wait_ready(st["lecture_id"])["status"] == "ready"
+    lectures = requests.get(f"{eph.base}/api/courses/{course}", timeout=10).json()["lectures"]
+    assert [(lec["id"], lec["title"]) for lec in lectures] == [(st["lecture_id"], "Survivor")]

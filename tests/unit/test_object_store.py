@@ -164,3 +164,33 @@ def test_stale_local_copies_are_evicted_when_an_object_is_downloaded(s3, tmp_pat
     os.utime(store.lecture_dir(fresh) / "source.mp4", (stale, stale))
     store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{fresh}/source.mp4", fresh)
     assert store.evict_stale() == []
+
+
+def test_the_origin_needs_no_credentials_and_a_missing_one_fails_only_the_video_url(tmp_path, monkeypatch):
+    """The gateway's CSP needs the store's origin at start-up: it is derived without signing, so a
+    gateway without credentials starts, and only the request for a presigned URL fails, clearly."""
+    import boto3
+
+    from lecturecopilot.storage import MediaUnavailable
+
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)  # another test's session cached its credentials
+    for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE"):
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    monkeypatch.setenv("AWS_REGION", "eu-west-1")
+    cases = [("https://minio.example.edu:9000", False, "https://minio.example.edu:9000"),
+             ("https://r2.example.com", True, "https://r2.example.com"),
+             (None, False, "https://lc-media.s3.amazonaws.com"),  # AWS: the bucket is in the host
+             (None, True, "https://s3.eu-west-1.amazonaws.com")]
+    for endpoint, path_style, origin in cases:
+        if endpoint:
+            monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
+        else:
+            monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
+        store = MediaStore.from_settings(Settings(data_dir=tmp_path, media_url="s3://lc-media/p",
+                                                  media_path_style=path_style))
+        assert store.media_origin() == origin, (endpoint, path_style)
+        with pytest.raises(MediaUnavailable, match="no credentials"):
+            store.video_url("s3://lc-media/p/lectures/x/web.mp4")

@@ -11,6 +11,7 @@ from pathlib import Path
 from flask import Blueprint, Response, g, redirect, request, send_file, stream_with_context
 
 from lecturecopilot import db
+from lecturecopilot.storage import MediaUnavailable
 
 from .. import ingest_client, responses as out, schemas, store
 from ..access import course_row, lecture_row, managed_upload, person
@@ -165,10 +166,14 @@ def lecture_events(lecture_id: str):
 @returns(None, 302, media="", description="with object storage (LC_MEDIA_URL): to a presigned URL of the video")
 def get_video(lecture_id: str):
     """The lecture's playable video (the web copy, else the upload); 404 ``no_video`` before it exists.
-    With object storage: 302 to a presigned URL of the object (the store answers Range requests)."""
+    With object storage: 302 to a presigned URL of the object (the store answers Range requests);
+    503 ``media_unavailable`` when the store has no credentials."""
     r = lecture_row(lecture_id)
     path = r["web_path"] or r["media_path"]
-    url = path and ctx().media.video_url(path)
+    try:
+        url = path and ctx().media.video_url(path)
+    except MediaUnavailable as e:
+        raise ApiError(503, "media_unavailable", str(e)) from None
     if url:
         return redirect(url, 302)
     if not path or not Path(path).exists():

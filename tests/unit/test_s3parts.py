@@ -1,0 +1,70 @@
+"""The objects of resumable uploads with object storage (services/ingest/s3parts.py) against moto's
+S3 server on loopback: one object per whole chunk, none for a cut-off one, the offset as the run of
+chunks from byte 0, the finish's local file in order, orphans and removal. The upload's lock (in
+Postgres) is exercised through the stack in tests/integration/test_object_storage.py."""
+
+from __future__ import annotations
+
+import io
+import uuid
+
+import pytest
+
+from lecturecopilot.objectstore import S3MediaStore
+from services.ingest.core import IngestError
+from services.ingest.s3parts import S3Part, S3Parts
+
+
+@pytest.fixture(scope="module")
+def s3():
+    from fakes.s3_server import S3Server
+
+    server = S3Server()
+    yield server
+    server.close()
+
+
+@pytest.fixture()
+def parts(s3, tmp_path):
+    return S3Parts(S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/p", client=s3.client()), records=None)
+
+
+def test_chunks_are_objects_and_the_finish_reads_them_in_order(parts, s3):
+    uid = str(uuid.uuid4())
+    row = {"id": uid, "size": 25, "state": "receiving"}
+    parts.create(uid)
+    assert s3.keys(f"p/uploads/{uid}/") == [f"p/uploads/{uid}/open"] and parts.offset(row) == 0
+    part = S3Part(parts, uid, parts._chunks(uid))
+    assert part.receive(io.BytesIO(b"a" * 10), 0, 10) == 10
+    with pytest.raises(IngestError) as cut:  # a body shorter than its range: nothing is kept
+        part.receive(io.BytesIO(b"b" * 4), 10, 10)
+    assert cut.value.code == "size_mismatch"
+    assert parts.offset(row) == 10 and part.size() == 10 and len(s3.keys(f"p/uploads/{uid}/")) == 2
+    part.receive(io.BytesIO(b"b" * 10), 10, 10)
+    # an object past a gap (never written by ingest) does not move the offset
+    s3.client().put_object(Bucket=s3.bucket, Key=f"p/uploads/{uid}/{22:020d}", Body=b"zzz")
+    assert parts.offset(row) == 20
+    part = S3Part(parts, uid, parts._chunks(uid))
+    assert part.local_file() is not None and parts.local_path(uid).read_bytes() == b"a" * 10 + b"b" * 10
+    part.receive(io.BytesIO(b"c" * 5), 20, 5)
+    assert parts.offset(row) == 25 and part.size() == 25
+    assert part.local_file().read_bytes() == b"a" * 10 + b"b" * 10 + b"c" * 5
+    assert not list(parts.local_dir().glob("*.chunk"))  # the spooled chunks went
+    part.discard_local()
+    assert not parts.local_path(uid).exists()
+
+
+def test_orphans_and_removal(parts, s3):
+    kept, orphan = str(uuid.uuid4()), str(uuid.uuid4())
+    for uid in (kept, orphan):
+        parts.create(uid)
+        S3Part(parts, uid, []).receive(io.BytesIO(b"x" * 3), 0, 3)
+    found = parts.orphans({kept}, 0.0)
+    assert orphan in found and kept not in found
+    assert orphan not in parts.orphans(set(), 3600.0)  # young ones are spared
+    parts.remove(orphan)
+    assert s3.keys(f"p/uploads/{orphan}/") == [] and len(s3.keys(f"p/uploads/{kept}/")) == 2
+    # an upload whose objects are gone: 0 while receiving, all of it once it was finishing
+    assert parts.offset({"id": orphan, "size": 9, "state": "receiving"}) == 0
+    assert parts.offset({"id": orphan, "size": 9, "state": "finishing"}) == 9
+    assert parts._chunks(orphan) is None
