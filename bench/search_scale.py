@@ -15,7 +15,8 @@ product's hybrid request 200 times: dense (cosine, with the profile's rescoring 
 sparse (BM25, IDF over the course) in one batch, hard-filtered to one random course, k = 30 each;
 query text and vector come from the dev questions. Reported: p50/p95 latency, that process's peak
 RSS (``replica_rss_mb``, VmHWM, which counts the memory-mapped pages queries touched), the
-builder's peak RSS (``build_rss_mb``, with the embedding model), build time, disk, and the dense
+builder's peak RSS (``build_rss_mb``, with the embedding model; it counts the page cache of the
+segment files being written) and peak anonymous RSS (``build_anon_mb``), build time, disk, and the dense
 list's recall@30 against an exact float32 search of the same course (``dense_recall_30``, the
 quantization's cost). Appends to bench/results/search_scale.json (one row per points × profile).
 """
@@ -50,12 +51,17 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _hwm_mb() -> float:
-    """This process image's peak resident memory in MB (VmHWM: anonymous and mapped-file pages)."""
+def _status_mb(key: str) -> float:
+    """A memory line of /proc/self/status in MB: VmHWM (peak resident, anonymous and mapped-file
+    pages) or RssAnon (resident now, anonymous only: what the kernel cannot drop under pressure)."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(key + ":"):
             return int(line.split()[1]) / 1024
     return _rss_mb()
+
+
+def _hwm_mb() -> float:
+    return _status_mb("VmHWM")
 
 
 def courses_of(n_points: int) -> list[str]:
@@ -64,13 +70,15 @@ def courses_of(n_points: int) -> list[str]:
 
 
 def build(path: Path, n_points: int, seg_texts: list[str], seg_vecs: np.ndarray, profile: str = "ram",
-          seed: int = 1) -> q.EdgeShard:
-    """A shard of ``n_points`` synthetic points (see the module docstring) at ``path``, optimized."""
+          seed: int = 1) -> tuple[q.EdgeShard, int]:
+    """A shard of ``n_points`` synthetic points (see the module docstring) at ``path``, optimized,
+    and the builder's peak anonymous resident memory in MB (sampled after each batch and at the end)."""
     rnd = random.Random(seed)
     rng = np.random.default_rng(seed)
     shard = create_shard(str(path), seg_vecs.shape[1], profile, keyword_fields=("course_id", "kind"))
     bm25 = q.Bm25(q.Bm25Config(language="english"))
     courses = courses_of(n_points)
+    anon = 0.0
     for lo in range(0, n_points, BATCH):
         hi = min(n_points, lo + BATCH)
         picks = [rnd.randrange(len(seg_texts)) for _ in range(lo, hi)]
@@ -86,8 +94,9 @@ def build(path: Path, n_points: int, seg_texts: list[str], seg_vecs: np.ndarray,
                                  {"course_id": courses[i % len(courses)], "kind": "segment", "start_s": start,
                                   "end_s": start + 60, "text": text}))
         shard.update(q.UpdateOperation.upsert_points(batch))
+        anon = max(anon, _status_mb("RssAnon"))
     shard.optimize()
-    return shard
+    return shard, round(max(anon, _status_mb("RssAnon")))
 
 
 def _course(course: str) -> q.Filter:
@@ -147,7 +156,7 @@ def run_one(n: int, profile: str, rows: list[dict], seg_vecs: np.ndarray, questi
     tmp = Path(tempfile.mkdtemp(prefix="lc-scale-"))
     try:
         t0 = time.time()
-        shard = build(tmp / "shard", n, [r["text"] for r in rows], seg_vecs, profile)
+        shard, build_anon_mb = build(tmp / "shard", n, [r["text"] for r in rows], seg_vecs, profile)
         build_s = time.time() - t0
         shard.flush()
         shard.close()
@@ -160,7 +169,7 @@ def run_one(n: int, profile: str, rows: list[dict], seg_vecs: np.ndarray, questi
         served = parent.recv()
         p.join()
         return {"points": n, "profile": profile, "courses": len(courses_of(n)), "build_s": round(build_s, 1),
-                **served, "build_rss_mb": round(_rss_mb()), "disk_mb": round(disk_mb),
+                **served, "build_rss_mb": round(_rss_mb()), "build_anon_mb": build_anon_mb, "disk_mb": round(disk_mb),
                 "date": time.strftime("%Y-%m-%d"), "machine": "2 cores shared, no GPU",
                 "command": f"python -m bench.search_scale --points {n} --profile {profile}"}
     finally:

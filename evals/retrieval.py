@@ -215,7 +215,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
         main = set(ids.values())
         settings = Settings()
         pool = db.make_pool(settings, max_size=2)
-        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-eval", pool)
+        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-eval", pool, profile=settings.search_profile)
         index.sync_course(course)
         if other_course:
             index.sync_course(other_course)
