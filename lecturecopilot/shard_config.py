@@ -5,7 +5,8 @@ Used by the ask service's :class:`services.ask.search_index.EmbeddedSearchIndex`
 
 Two profiles (``LC_SEARCH_PROFILE``):
 
-- ``ram`` (the default, as before): every component in RAM, float32 vectors, a global HNSW graph.
+- ``ram`` (the default, as before): qdrant-edge's defaults — float32 vectors (memory-mapped and kept
+  cached), a global HNSW graph, the sparse index pinned in RAM, the payload on disk.
 - ``disk``: the memory-lean layout for a replica holding many courses. The original float32
   vectors, the payload and the sparse (BM25) index are memory-mapped files that are not read in
   ahead (``Memory.Cold``: the kernel pages in only what a query touches, and may drop it again);
