@@ -39,9 +39,15 @@ asyncapi: setup-test
 eval: setup
 	$(PY) -m evals.retrieval
 
-## Search-index scale benchmark (writes bench/results/search_scale.json).
+## Search-index scale benchmark, memory-lean shard profile (writes bench/results/search_scale.json).
 bench: setup
-	$(PY) -m bench.search_scale --points 1000 10000 100000 1000000
+	$(PY) -m bench.search_scale --points 1000 10000 100000 1000000 --profile disk
+
+## The capacity plan's numbers (transcribe lectures/hour for tiny.en and base, asks/s per ask replica,
+## search points per GB from search_scale.json): writes bench/results/capacity.json, prints a table.
+.PHONY: capacity
+capacity: setup
+	$(PY) -m bench.capacity
 
 ## Deployment checks only (Dockerfile, deploy/k8s: kustomize, schemas, checkov, hadolint); no services.
 .PHONY: test-deploy

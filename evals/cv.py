@@ -88,7 +88,7 @@ def collect(extra_lists=None, questions: list[dict] | None = None) -> list[Quest
         lecture_of = {lid: no for no, lid in ids.items()}
         settings = Settings()
         pool = db.make_pool(settings, max_size=2)
-        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-cv", pool)
+        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-cv", pool, profile=settings.search_profile)
         index.sync_course(course)
         vocab = index.course_vocabulary(course)  # searched as ask searches: spelling, then no request framing
         corrected = [spelling.correct(q["question"], vocab) for q in questions]

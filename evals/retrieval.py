@@ -215,7 +215,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
         main = set(ids.values())
         settings = Settings()
         pool = db.make_pool(settings, max_size=2)
-        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-eval", pool)
+        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-eval", pool, profile=settings.search_profile)
         index.sync_course(course)
         if other_course:
             index.sync_course(other_course)
@@ -289,7 +289,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
         "ingest_s": round(ingest_s, 1), "rows": rows, "decisions": decisions,
         "http_search_ms": {"p50": statistics.median(http), "p95": sorted(http)[int(0.95 * (len(http) - 1))]},
         "anchors": ANCHORS, "command": "python -m evals.retrieval" + (" --quick" if quick else ""),
-        "machine": "2 cores, no GPU",
+        "machine": "2 cores, no GPU", "search_profile": settings.search_profile,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,6 +28,9 @@ class Settings(BaseSettings):
     qdrant_api_key: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_API_KEY", "LC_QDRANT_API_KEY"))
     qdrant_collection: str = "lecture_copilot"
     qdrant_replication_factor: int = Field(default=1, description="Replicas of each shard when the collection is created.")
+    search_profile: Literal["ram", "disk"] = Field(default="ram", description="Memory layout of ask's embedded "
+                                                   "shard (lecturecopilot.shard_config): ram = all in RAM; disk = "
+                                                   "int8 vectors in RAM, originals, payload and BM25 index mmapped.")
     embedded_nats_port: int = 4223
     media_url: str | None = Field(default=None, description="Object storage for media: s3://bucket/prefix (any "
                                   "S3-compatible store; endpoint and keys from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, "

@@ -36,6 +36,8 @@ from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 from lecturecopilot.points import ALL_COURSES, DENSE, SEGMENT, SPARSE, SUBCHUNK, bm25, lecture_points
 
+from lecturecopilot.shard_config import Profile, create_shard, dense_params
+
 from .chargrams import CourseGrams
 from .qdrant_server import QdrantServerBackend
 
@@ -80,25 +82,22 @@ def _course_filter(course_id: str, lecture_id: str | None, kind: str | None = No
 
 
 class EmbeddedSearchIndex:
-    """A qdrant-edge shard at ``path`` (or a Qdrant server: ``server``) synced from Postgres.
-    Thread-safe (one lock)."""
+    """A qdrant-edge shard at ``path`` (or a Qdrant server: ``server``) synced from Postgres, laid
+    out per ``profile`` (:mod:`lecturecopilot.shard_config`: ``ram`` or ``disk``). Starts empty: a
+    course's points are loaded on its first query (:meth:`sync_course`). Thread-safe (one lock)."""
 
-    def __init__(self, path: Path, pool: ConnectionPool, server: QdrantServerBackend | None = None):
+    def __init__(self, path: Path, pool: ConnectionPool, server: QdrantServerBackend | None = None,
+                 profile: Profile = "ram"):
         self.pool = pool
         self.path = path
         self.server = server
         self.shard = None
+        self.profile = profile  # the shard's memory layout (lecturecopilot.shard_config; LC_SEARCH_PROFILE)
+        self._dense_params = dense_params(profile)
         if server is None:
             shutil.rmtree(path, ignore_errors=True)
             path.parent.mkdir(parents=True, exist_ok=True)
-            cfg = q.EdgeConfig(
-                vectors={DENSE: q.EdgeVectorParams(size=EMBED_DIM, distance=q.Distance.Cosine)},
-                sparse_vectors={SPARSE: q.EdgeSparseVectorParams(modifier=q.Modifier.Idf)},
-            )
-            self.shard = q.EdgeShard.create(str(path), cfg)
-            self.shard.update(q.UpdateOperation.create_field_index("course_id", q.PayloadSchemaType.Keyword))
-            self.shard.update(q.UpdateOperation.create_field_index("lecture_id", q.PayloadSchemaType.Keyword))
-            self.shard.update(q.UpdateOperation.create_field_index("kind", q.PayloadSchemaType.Keyword))
+            self.shard = create_shard(str(path), EMBED_DIM, profile)
         self.bm25 = bm25()
         self._lock = threading.RLock()
         self._synced: dict[str, dict[str, object]] = {}  # course_id -> {lecture_id: indexed_at}
@@ -298,11 +297,11 @@ class EmbeddedSearchIndex:
         sub_f = _course_filter(course_id, lecture_id, SUBCHUNK)
         reqs = q.QueryBatchRequest([
             q.QueryRequest(limit=limit, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=seg_f,
-                           with_payload=True),
+                           params=self._dense_params, with_payload=True),
             q.QueryRequest(limit=limit, query=q.Query.Nearest(sparse_q, using=SPARSE), filter=seg_f,
                            params=q.SearchParams(idf=q.IdfParams(corpus=seg_f)), with_payload=True),
             q.QueryRequest(limit=limit * 3, query=q.Query.Nearest(dense.tolist(), using=DENSE), filter=sub_f,
-                           with_payload=True),
+                           params=self._dense_params, with_payload=True),
             q.QueryRequest(limit=limit * 3, query=q.Query.Nearest(sparse_q, using=SPARSE), filter=sub_f,
                            params=q.SearchParams(idf=q.IdfParams(corpus=sub_f)), with_payload=True),
         ])

@@ -193,7 +193,8 @@ def serve(settings: Settings) -> None:
                                              settings.qdrant_collection, settings.qdrant_replication_factor)
         log.info("search index on the Qdrant server %s (collection %s)", settings.qdrant_url,
                  settings.qdrant_collection)
-    index = EmbeddedSearchIndex(settings.data_dir / "qdrant" / f"ask-{settings.ask_port}", pool, server=server_backend)
+    index = EmbeddedSearchIndex(settings.data_dir / "qdrant" / f"ask-{settings.ask_port}", pool, server=server_backend,
+                                profile=settings.search_profile)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
     ask_pb2_grpc.add_AskServiceServicer_to_server(AskServicer(settings, pool, index), server)
     server.add_insecure_port(f"{settings.ask_host}:{settings.ask_port}")
