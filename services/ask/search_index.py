@@ -35,7 +35,6 @@ from psycopg_pool import ConnectionPool
 from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 from lecturecopilot.points import ALL_COURSES, DENSE, SEGMENT, SPARSE, SUBCHUNK, bm25, lecture_points
-
 from lecturecopilot.shard_config import Profile, create_shard, dense_params
 
 from .chargrams import CourseGrams
