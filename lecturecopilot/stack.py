@@ -327,7 +327,13 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     dbname = f"lc_test_{uuid.uuid4().hex[:10]}"
     env = _test_env(data_dir, whisper_model, admin_token, extra_env)
     admin_url = _machine_stores(env, dbname)
-    old = {k: os.environ.get(k) for k in env}
+    # forced embedded: not the URL another stack of this process put in the environment (a second
+    # stack inside a test session would share the session's stream and drop it)
+    forced = [k for k, flag in (("NATS_URL", "LC_TEST_NATS"), ("DATABASE_URL", "LC_TEST_PG"))
+              if k not in env and os.environ.get(flag) == "embedded"]
+    old = {k: os.environ.get(k) for k in [*env, *forced]}
+    for k in forced:
+        os.environ.pop(k, None)
     os.environ.update(env)
     settings = Settings()
     settings.data_dir = settings.data_dir.resolve()
