@@ -90,6 +90,10 @@ class Settings(BaseSettings):
                                            "in the media store beyond what open uploads still expect.")
     upload_chunk_timeout_s: float = Field(default=300.0, description="Longest a chunk PUT's body may take "
                                           "to arrive; a slower chunk is dropped, its bytes discarded.")
+    upload_min_chunk_bytes: int = Field(default=5 * 1024**2, description="With object storage (LC_MEDIA_URL), "
+                                        "the smallest chunk of a resumable upload except its last (400 "
+                                        "chunk_too_small); 5 MiB is S3's multipart minimum. Bounds the objects "
+                                        "(and reads at the finish) of one upload.")
     upload_timeout_s: float = Field(default=3600.0, description="Longest a multipart upload's body may take.")
     upload_stall_s: float = Field(default=30.0, description="An upload body that sends nothing for this long "
                                   "is dropped.")

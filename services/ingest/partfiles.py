@@ -3,7 +3,7 @@ media store: :class:`LocalParts`, ``<media>/uploads/<id>.part`` files locked by 
 media folder, shared by every ingest process), or, with ``LC_MEDIA_URL=s3://...``,
 :class:`~.s3parts.S3Parts` (one object per chunk, locked in Postgres). Both hand out, under the
 upload's lock, a part with ``size()``, ``receive(stream, at, want)``, ``local_file()`` and
-``discard_local()``. The state machine that decides when to write, finish or remove is
+``discard_local()``; ``min_chunk(settings)`` is the smallest chunk but the last they take. The state machine that decides when to write, finish or remove is
 :mod:`services.ingest.resumable`."""
 
 from __future__ import annotations
@@ -145,9 +145,10 @@ class LocalPart:
         """Appends one chunk (see :func:`receive`)."""
         return receive(self.f, stream, at, want)
 
-    def local_file(self) -> Path:
-        """The file with the upload's bytes (the ``.part`` file itself)."""
-        return self.path
+    def local_file(self) -> Path | None:
+        """The file with the upload's bytes (the ``.part`` file itself), or None when it is gone
+        (its course was deleted meanwhile: the finish answers 410 ``upload_lost``)."""
+        return self.path if self.path.exists() else None
 
     def discard_local(self) -> None:
         """Nothing: the ``.part`` file is the upload's only copy."""
@@ -158,6 +159,10 @@ class LocalParts:
 
     def __init__(self, store: MediaStore):
         self.store = store
+
+    def min_chunk(self, settings) -> int:
+        """0: a ``.part`` file takes chunks of any size (``LC_UPLOAD_MIN_CHUNK_BYTES`` is for object storage)."""
+        return 0
 
     def create(self, upload_id: str) -> None:
         """An empty ``.part`` file for a new upload."""

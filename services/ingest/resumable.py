@@ -11,7 +11,8 @@ is :func:`.partfiles.parts_of`'s.
    open (``LC_UPLOADS_OPEN_MAX``, 429) and whether the store can hold it: its size must fit in
    the free space less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES``
    (507). Nothing is accepted for another name or size afterwards.
-2. :func:`put_chunk` appends one chunk ``bytes first-last/size``. A chunk must start at the
+2. :func:`put_chunk` appends one chunk ``bytes first-last/size`` (with object storage, at least
+   ``LC_UPLOAD_MIN_CHUNK_BYTES`` unless it is the last, else 400 ``chunk_too_small``). A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
    to resume. One writer per upload: the chunk is written under an exclusive lock of the
    ``.part`` file (:func:`.partfiles.locked_part`; with object storage a Postgres advisory lock on
@@ -218,6 +219,15 @@ def _chunk_range(content_range: str | None, size: int):
     return rng
 
 
+def _check_chunk_size(rng, size: int, least: int) -> None:
+    """:class:`IngestError` 400 ``chunk_too_small`` for a chunk ``rng`` (a parsed range) of an
+    upload of ``size`` bytes under ``least`` bytes that is not its last (the one ending at ``size``)."""
+    if rng.stop < size and rng.stop - rng.start < least:
+        mib = f" ({least / 1024**2:g} MiB)" if least % 1024**2 == 0 else ""
+        raise IngestError(f"Every chunk but the last must be at least {least} bytes{mib}; this one has "
+                          f"{rng.stop - rng.start}. Send larger chunks.", code="chunk_too_small")
+
+
 def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, upload_id: str,
               content_range: str | None, stream: BinaryIO) -> dict:
     """Appends the chunk in ``stream`` described by ``content_range`` (``bytes a-b/size``).
@@ -225,7 +235,8 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
     Returns the status; when the last byte arrived, the lecture is queued (``state`` queued,
     ``lecture_id`` set); a chunk sent again after an interrupted finish finishes it. Raises
     :class:`IngestError`: 400 missing/invalid range, a body of another length or one cut off
-    (the offset unchanged), 408 a body slower than ``LC_UPLOAD_CHUNK_TIMEOUT_S`` (discarded), 409
+    (the offset unchanged), a chunk other than the last under the backend's minimum
+    (``chunk_too_small``: ``LC_UPLOAD_MIN_CHUNK_BYTES`` with object storage), 408 a body slower than ``LC_UPLOAD_CHUNK_TIMEOUT_S`` (discarded), 409
     a chunk that does not start at the offset (or another client writing), 410 an upload already
     finished or expired, and what the finish raises (see :func:`~.core.ingest_lecture`).
     """
@@ -234,8 +245,10 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
     if row["state"] not in OPEN:
         raise _closed(row)
     rng = _chunk_range(content_range, row["size"])
+    parts = parts_of(store, records)
+    _check_chunk_size(rng, row["size"], parts.min_chunk(settings))
     try:
-        with parts_of(store, records).locked(upload_id) as f:
+        with parts.locked(upload_id) as f:
             row = _row(records, settings, upload_id)  # as it is now that this request holds the lock
             if row["state"] in OPEN:
                 row = _settle(settings, records, store, publish, row, f)

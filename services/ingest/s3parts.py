@@ -5,8 +5,10 @@ Upload ``<id>`` is the objects under ``prefix/uploads/<id>/``: an empty ``open``
 the start: the upload has bytes, none yet) and one object per accepted chunk, named by its first
 byte (``00000000000000000000``, ``00000000000001048576``, ...). A chunk is spooled to a local
 file first and put only once it arrived whole, so a chunk cut off leaves no object; the offset
-is the end of the run of chunk objects from byte 0. Any chunk size works (one object each, no
-5 MiB multipart minimum). The finishing pod streams the objects in order into
+is the end of the run of chunk objects from byte 0. Every chunk but the last (the one that ends
+at the declared size) must be at least ``LC_UPLOAD_MIN_CHUNK_BYTES`` (default 5 MiB, S3's multipart
+minimum; :meth:`S3Parts.min_chunk`), so an upload has a bounded number of objects to list and read.
+The finishing pod streams the objects in order into
 ``<media>/uploads/<id>.part`` (its local working folder) and the usual checks and
 :meth:`~lecturecopilot.objectstore.S3MediaStore.keep` follow; the objects go after the finish,
 on a refusal, on expiry and with the course.
@@ -19,9 +21,12 @@ one of the pool's)."""
 from __future__ import annotations
 
 import uuid
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import BinaryIO, Iterator
+
+import psycopg
+from botocore.exceptions import BotoCoreError, ClientError
 
 from lecturecopilot.objectstore import PART_BYTES, S3MediaStore
 
@@ -32,9 +37,22 @@ from .store import IngestStore
 MARKER = "open"  # the empty object that says an upload exists before its first chunk
 
 
+STORE_ERRORS = (BotoCoreError, ClientError)  # what boto3 raises when the store refuses or is unreachable
+
+
 def _unavailable(at: int) -> IngestError:
     return IngestError(f"The media store did not take the chunk; send it again from byte {at}.",
-                       status=503, code="store_unavailable")
+                       status=503, code="store_unavailable", headers={"Retry-After": "5"})
+
+
+def _store_down() -> IngestError:
+    return IngestError("The media store is not reachable; try again shortly.", status=503,
+                       code="store_unavailable", headers={"Retry-After": "5"})
+
+
+def _db_down() -> IngestError:
+    return IngestError("The database is not reachable; try again shortly.", status=503,
+                       code="database_unavailable", headers={"Retry-After": "5"})
 
 
 class S3Part:
@@ -127,9 +145,17 @@ class S3Parts:
         """Where the finishing pod puts the upload's bytes together."""
         return self.local_dir() / f"{upload_id}.part"
 
+    def min_chunk(self, settings) -> int:
+        """The fewest bytes a chunk other than an upload's last may have: ``LC_UPLOAD_MIN_CHUNK_BYTES``."""
+        return settings.upload_min_chunk_bytes
+
     def create(self, upload_id: str) -> None:
-        """The empty marker object of a new upload."""
-        self.store.client.put_object(Bucket=self.store.bucket, Key=self.prefix(upload_id) + MARKER, Body=b"")
+        """The empty marker object of a new upload; :class:`IngestError` 503 ``store_unavailable``
+        when the store refuses it or cannot be reached."""
+        try:
+            self.store.client.put_object(Bucket=self.store.bucket, Key=self.prefix(upload_id) + MARKER, Body=b"")
+        except STORE_ERRORS:
+            raise _store_down() from None
 
     def remove(self, upload_id: str) -> None:
         """Deletes the upload's objects (a refusing store is logged) and its local copy."""
@@ -146,8 +172,12 @@ class S3Parts:
 
     def offset(self, row: dict) -> int:
         """The bytes of upload ``row`` (``id``, ``size``, ``state``) received so far; for one
-        whose objects are gone, ``size`` once it was finishing or finished, else 0."""
-        chunks = self._chunks(str(row["id"]))
+        whose objects are gone, ``size`` once it was finishing or finished, else 0. Raises
+        :class:`IngestError` 503 ``store_unavailable`` when the store cannot list them."""
+        try:
+            chunks = self._chunks(str(row["id"]))
+        except STORE_ERRORS:
+            raise _store_down() from None
         if chunks is None:
             return row["size"] if row["state"] in ("finishing", "queued", "refused") else 0
         return _run_end(chunks)
@@ -159,11 +189,20 @@ class S3Parts:
     @contextmanager
     def locked(self, upload_id: str) -> Iterator[S3Part | None]:
         """The upload's part under its lock, None when it has no objects; raises :class:`Busy`
-        when another request or pod holds it."""
-        with self.records.upload_lock(upload_id) as got:
+        when another request or pod holds it, :class:`IngestError` 503 ``database_unavailable``
+        when Postgres cannot be reached for the lock and ``store_unavailable`` when the store
+        cannot list the objects (errors of the block itself pass through as they are)."""
+        with ExitStack() as stack:
+            try:
+                got = stack.enter_context(self.records.upload_lock(upload_id))
+            except psycopg.OperationalError:
+                raise _db_down() from None
             if not got:
                 raise Busy
-            chunks = self._chunks(upload_id)
+            try:
+                chunks = self._chunks(upload_id)
+            except STORE_ERRORS:
+                raise _store_down() from None
             yield None if chunks is None else S3Part(self, upload_id, chunks)
 
     def orphans(self, open_ids: set[str], grace_s: float) -> list[str]:

@@ -21,6 +21,7 @@ from lecturecopilot.events.v1 import events_pb2 as ev
 pytestmark = pytest.mark.slow
 
 PREFIX = "lc/media"
+MIN_CHUNK = 5  # LC_UPLOAD_MIN_CHUNK_BYTES of this stack (the smallest chunk the tests below send)
 VTT = b"WEBVTT\n\n00:01.000 --> 00:06.000\nCounting sort counts how many times each key appears.\n"
 
 
@@ -36,7 +37,8 @@ def s3stack(tmp_path_factory):
     mode = os.environ.get("LC_TEST_NATS")
     os.environ["LC_TEST_NATS"] = "embedded"
     try:
-        env = {**s3.env, "LC_MEDIA_URL": f"s3://{s3.bucket}/{PREFIX}"}
+        # the synthetic videos are small: a minimum of MIN_CHUNK bytes (not 5 MiB) keeps their chunks legal
+        env = {**s3.env, "LC_MEDIA_URL": f"s3://{s3.bucket}/{PREFIX}", "LC_UPLOAD_MIN_CHUNK_BYTES": str(MIN_CHUNK)}
         with ephemeral(tmp_path_factory.mktemp("lc-s3"), extra_env=env) as eph:
             yield eph, s3
     finally:
@@ -180,6 +182,29 @@ def test_a_resumable_upload_keeps_its_chunks_in_the_bucket_and_resumes(s3stack, 
     assert not list(_uploads_dir(eph).glob(f"{uid}*"))
     assert eph.wait_ready(lid)["status"] == "ready"
     assert _put(eph, uid, data[-1:], n - 1, n).status_code == 410
+
+
+def test_a_chunk_under_the_minimum_is_refused_but_a_short_last_one_is_taken(s3stack, synth_video):
+    """Review finding 2: a chunk under LC_UPLOAD_MIN_CHUNK_BYTES that is not the last is 400
+    chunk_too_small (naming the minimum) and leaves no object; the last chunk may be shorter."""
+    eph, s3 = s3stack
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = eph.create_course("Small chunks (object storage)")
+    uid = _start_upload(eph, course, n, title="Small chunks", number=1)
+    folder = f"{PREFIX}/uploads/{uid}/"
+    r = _put(eph, uid, data[:MIN_CHUNK - 1], 0, n)
+    assert r.status_code == 400 and r.json()["error"]["code"] == "chunk_too_small", r.text
+    assert f"at least {MIN_CHUNK} bytes" in r.json()["error"]["message"]
+    assert s3.keys(folder) == [folder + "open"] and _status(eph, uid)["offset"] == 0
+    assert _put(eph, uid, data[: n - (MIN_CHUNK - 1)], 0, n).json()["offset"] == n - (MIN_CHUNK - 1)
+    last = _put(eph, uid, data[n - (MIN_CHUNK - 1):], n - (MIN_CHUNK - 1), n)  # shorter than the minimum
+    assert last.status_code == 202 and last.json()["state"] == "queued", last.text
+    assert s3.keys(folder) == []
+    lid = last.json()["lecture_id"]
+    assert s3.client().get_object(Bucket=s3.bucket, Key=f"{PREFIX}/lectures/{lid}/source.mp4")["Body"].read() == data
+    assert eph.wait_ready(lid)["status"] == "ready"
 
 
 def test_an_interrupted_finish_and_an_idle_upload_with_object_storage(s3stack, synth_video):

@@ -341,3 +341,45 @@ def test_ingest_killed_while_finishing_finishes_the_upload_after_restart(stack, 
     assert _one_lecture(stack, course)["title"] == "Survivor"
     assert not (parts / f"{uid}.part").exists() and not orphan.exists()
     _err(_put(stack, uid, data[n // 2:], n // 2, n), 410, "upload_closed")
+
+
+def test_an_upload_whose_bytes_go_during_its_finish_is_lost_not_a_500(stack, synth_video):
+    """Review finding 13 (no object storage): the ``.part`` file goes while the finish runs (its
+    course deleted meanwhile, which removes it without the upload's lock): the last chunk's answer
+    is 410 ``upload_lost`` and the upload ``refused``, not a 500 that leaves it ``finishing``. The
+    finish is held at its first look at the lectures table (right after it turns ``finishing``) by
+    a lock this test takes."""
+    import threading
+    import time
+
+    res, _ = synth_video
+    data = res.path.read_bytes()
+    n = len(data)
+    course = stack.create_course("Lost mid-finish")
+    uid = _start(stack, course, "lecture.mp4", n, title="Lost", number=1).json()["upload_id"]
+    assert _put(stack, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
+    part = stack.settings.media_dir / "uploads" / f"{uid}.part"
+    locker = stack.db()
+    locker.autocommit = False
+    locker.execute("LOCK TABLE lectures IN ACCESS EXCLUSIVE MODE")  # the finish blocks at its SELECT
+    answer: list = []
+    last = threading.Thread(target=lambda: answer.append(_put(stack, uid, data[n // 2:], n // 2, n)), daemon=True)
+    try:
+        last.start()
+        with stack.db() as conn:  # 'finishing' is set just before the finish's SELECT, which waits for the lock
+            deadline, state = time.time() + 60, None
+            while time.time() < deadline and state != "finishing":
+                state = conn.execute("SELECT state FROM uploads WHERE id=%s", (uid,)).fetchone()[0]
+                time.sleep(0.05)
+            assert state == "finishing", state
+        assert part.stat().st_size == n
+        part.unlink()  # what deleting the course does to it
+    finally:
+        locker.rollback()
+        locker.close()
+        last.join(60)
+    assert answer, "the last chunk got no answer"
+    _err(answer[0], 410, "upload_lost")
+    st = _status(stack, uid)
+    assert st["state"] == "refused" and "lost" in st["error"], st
+    assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=30).status_code == 204

@@ -68,3 +68,64 @@ def test_orphans_and_removal(parts, s3):
     assert parts.offset({"id": orphan, "size": 9, "state": "receiving"}) == 0
     assert parts.offset({"id": orphan, "size": 9, "state": "finishing"}) == 9
     assert parts._chunks(orphan) is None
+
+
+def test_a_store_or_database_out_of_reach_is_a_503(s3, tmp_path):
+    """Review finding 12: the marker PUT, the listing and the lock answer 503 with a code, not 500."""
+    from psycopg_pool import ConnectionPool
+
+    from services.ingest.store import IngestStore
+
+    gone = S3Parts(S3MediaStore(tmp_path / "media", "s3://no-such-bucket/p", client=s3.client()), records=None)
+    uid = str(uuid.uuid4())
+    with pytest.raises(IngestError) as put:
+        gone.create(uid)
+    assert (put.value.status, put.value.code) == (503, "store_unavailable") and put.value.headers["Retry-After"]
+    with pytest.raises(IngestError) as listed:
+        gone.offset({"id": uid, "size": 9, "state": "receiving"})
+    assert (listed.value.status, listed.value.code) == (503, "store_unavailable")
+    # Postgres on a port nothing listens on (1): connection refused, as for a database that is down
+    pool = ConnectionPool("postgresql://lc@127.0.0.1:1/lc?connect_timeout=3", open=False)
+    parts = S3Parts(S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/p", client=s3.client()), IngestStore(pool))
+    with pytest.raises(IngestError) as locked:
+        with parts.locked(uid):
+            pass
+    assert (locked.value.status, locked.value.code) == (503, "database_unavailable")
+
+
+def test_a_chunk_under_the_minimum_is_refused_unless_it_is_the_last():
+    """Review finding 2: with object storage every chunk but the last has at least the minimum."""
+    from werkzeug.http import parse_content_range_header
+
+    from services.ingest.resumable import _check_chunk_size
+
+    def check(rng: str, least: int) -> None:
+        _check_chunk_size(parse_content_range_header(rng), 100, least)
+
+    with pytest.raises(IngestError) as small:
+        check("bytes 0-9/100", 20)
+    assert small.value.status == 400 and small.value.code == "chunk_too_small"
+    assert "at least 20 bytes" in str(small.value) and "has 10" in str(small.value)
+    with pytest.raises(IngestError) as mib:
+        check("bytes 0-9/100", 5 * 1024**2)
+    assert "(5 MiB)" in str(mib.value)
+    check("bytes 0-19/100", 20)  # exactly the minimum
+    check("bytes 90-99/100", 20)  # the last chunk may be shorter
+    check("bytes 0-0/100", 0)  # no minimum (the local .part path)
+
+
+def test_the_local_part_of_a_removed_upload_has_no_file(tmp_path):
+    """Review finding 13: a .part file removed while its upload is locked (its course deleted
+    mid-finish) gives no local file, so the finish answers 410 upload_lost, as before object storage."""
+    from lecturecopilot.storage import MediaStore
+    from services.ingest.partfiles import LocalParts
+
+    local = LocalParts(MediaStore(tmp_path / "media"))
+    uid = str(uuid.uuid4())
+    local.create(uid)
+    assert local.min_chunk(None) == 0
+    with local.locked(uid) as part:
+        part.receive(io.BytesIO(b"x" * 7), 0, 7)
+        assert part.local_file() is not None and part.local_file().read_bytes() == b"x" * 7
+        local.remove(uid)  # what deleting the course does, without the upload's lock
+        assert part.local_file() is None
