@@ -15,8 +15,9 @@ still has the ETag it was downloaded with (one HEAD per resolve). A lecture a wo
 on is pinned (:meth:`S3MediaStore.pinned`); before each download the other lectures' copies
 untouched for ``LC_MEDIA_CACHE_S`` go, then the least recently used ones until the folder fits
 ``LC_MEDIA_CACHE_BYTES`` with the download (:meth:`S3MediaStore.evict_stale`). Pins are
-in-process: the folder must belong to one process (one per pod in deploy/k8s). The local copies
-of a lecture deleted elsewhere stay until evicted so.
+in-process (one process per pod's folder in deploy/k8s; another process sharing the folder is
+covered only by :data:`WRITING_S`). The local copies of a lecture deleted elsewhere stay until
+evicted so.
 The gateway redirects the player to a presigned GET URL (:meth:`S3MediaStore.video_url`), where
 the store answers HTTP Range requests itself.
 """
@@ -43,6 +44,10 @@ PART_BYTES = 8 * 1024 * 1024  # multipart threshold and part size (S3's minimum 
 # within a region, and boto3's ranged GETs in parallel took 10.65 s against 0.40 s for one GET of a
 # 418 MB video from moto's server (python -m bench.media_read, bench/results/media_read.json).
 ONE_GET = 1 << 62
+# A folder with a file written this recently (seconds) is being written, maybe by another process
+# sharing the folder (ingest beside the workers in one stack), whose pins this one cannot see: the
+# byte budget does not evict it (age eviction needs LC_MEDIA_CACHE_S, longer anyway).
+WRITING_S = 60.0
 VIDEO_URL_S = 3600  # lifetime in seconds of the presigned URL the player gets (a lecture's length and more)
 
 
@@ -197,15 +202,16 @@ class S3MediaStore(MediaStore):
         """Removes local lecture folders (never ``keep`` nor a :meth:`pinned` one; the objects stay)
         whose files were all last touched over ``cache_s`` seconds ago, then the least recently
         touched others until the folder holds at most ``cache_bytes`` with ``incoming`` more bytes
-        (a download to come); returns their ids, oldest first. A folder goes by an atomic rename
+        (a download to come), sparing those written in the last :data:`WRITING_S` seconds;
+        returns their ids, oldest first. A folder goes by an atomic rename
         to a dot-name, done while no pin can be taken, then is deleted."""
         with self._evict_lock:
             folders = [(*_usage(f), f) for f in (self.root / "lectures").glob("*")
                        if f.is_dir() and not f.name.startswith(".")]
             total = sum(size for _, size, _ in folders) + incoming
-            cutoff, gone = time.time() - self.cache_s, []
+            now, gone = time.time(), []
             for touched, size, folder in sorted(folders, key=lambda t: t[0]):
-                if touched >= cutoff and total <= self.cache_bytes:
+                if touched >= now - self.cache_s and (total <= self.cache_bytes or touched >= now - WRITING_S):
                     break
                 if folder.name != keep and self._take(folder):
                     total -= size

@@ -1,6 +1,8 @@
 """S3MediaStore against moto's S3 server on loopback: keep/resolve round trips (multipart for large
 files), event URIs confined to the configured bucket and the lecture's own prefix, prefix delete,
-presigned video URLs that answer Range requests, and the settings that select the backend."""
+presigned video URLs that answer Range requests, the settings that select the backend, and the
+local copies: reused while their ETag holds, evicted by age and by byte budget (least recently used
+first), never while pinned or being written."""
 
 from __future__ import annotations
 
@@ -197,14 +199,14 @@ def test_the_origin_needs_no_credentials_and_a_missing_one_fails_only_the_video_
 
 
 def _lectures(store, n: int, size: int) -> list[str]:
-    """``n`` lectures with a kept ``source.mp4`` of ``size`` bytes, touched one minute apart (the
-    first the least recently)."""
+    """``n`` lectures with a kept ``source.mp4`` of ``size`` bytes, touched two minutes apart (the
+    first the least recently, the last two minutes ago)."""
     ids = [str(uuid.uuid4()) for _ in range(n)]
     for i, lid in enumerate(ids):
         path = store.lecture_dir(lid) / "source.mp4"
         path.write_bytes(b"v" * size)
         store.keep(path, lid)
-        t = time.time() - 60 * (n - i)
+        t = time.time() - 120 * (n - i)
         for p in store.lecture_dir(lid).iterdir():
             os.utime(p, (t, t))
     return ids
@@ -226,6 +228,15 @@ def test_over_the_byte_budget_the_least_recently_used_copies_go_first(s3, tmp_pa
     assert sorted(p.name for p in (store.root / "lectures").iterdir()) == sorted([c, new])
 
 
+def test_the_budget_spares_a_folder_being_written(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_bytes=500)
+    a, b = _lectures(store, 2, 1000)
+    upload = str(uuid.uuid4())
+    (store.lecture_dir(upload) / "source.mp4").write_bytes(b"u" * 1000)  # another process writing it now
+    assert store.evict_stale() == [a, b]  # still 1000 bytes against 500 after them, yet the fresh one stays
+    assert (store.lecture_dir(upload) / "source.mp4").exists()
+
+
 def test_a_pinned_lecture_is_never_evicted(s3, tmp_path):
     store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
                          cache_s=30, cache_bytes=1500)
@@ -241,8 +252,8 @@ def test_a_pinned_lecture_is_never_evicted(s3, tmp_path):
 
 def test_age_eviction_works_within_the_byte_budget(s3, tmp_path):
     store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
-                         cache_s=90, cache_bytes=1 << 30)
-    a, b, c = _lectures(store, 3, 10)  # touched 180, 120 and 60 s ago
+                         cache_s=180, cache_bytes=1 << 30)
+    a, b, c = _lectures(store, 3, 10)  # touched 360, 240 and 120 s ago
     assert store.evict_stale() == [a, b]
     assert [p.name for p in (store.root / "lectures").iterdir()] == [c]
 
