@@ -8,9 +8,16 @@ A lecture's objects live under ``prefix/lectures/<lecture_id>/``. Every process 
 files in ``<data_dir>/media/lectures/<lecture_id>/``: ingest writes the upload there and
 :meth:`S3MediaStore.keep` sends it up (multipart in :data:`PART_BYTES` parts, streamed from the
 file, never whole in memory) and drops the local copy; a worker's :meth:`S3MediaStore.resolve`
-downloads the object into that folder once (the objects of a lecture are never rewritten, so the
-copy stays valid) and ffmpeg reads the local file, which keeps its ``-protocol_whitelist file``;
-copies untouched for ``LC_MEDIA_CACHE_S`` are evicted (:meth:`S3MediaStore.evict_stale`).
+downloads the object into that folder and ffmpeg reads the local file, which keeps its
+``-protocol_whitelist file``. An object may be rewritten (``web.mp4`` when a web copy is made
+again, the source when a finish is retried), so a local copy is reused only while its object
+still has the ETag it was downloaded with (one HEAD per resolve). A lecture a worker is working
+on is pinned (:meth:`S3MediaStore.pinned`); before each download the other lectures' copies
+untouched for ``LC_MEDIA_CACHE_S`` go, then the least recently used ones until the folder fits
+``LC_MEDIA_CACHE_BYTES`` with the download (:meth:`S3MediaStore.evict_stale`). Pins are
+in-process (one process per pod's folder in deploy/k8s; another process sharing the folder is
+covered only by :data:`WRITING_S`). The local copies of a lecture deleted elsewhere stay until
+evicted so.
 The gateway redirects the player to a presigned GET URL (:meth:`S3MediaStore.video_url`), where
 the store answers HTTP Range requests itself.
 """
@@ -20,8 +27,11 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import threading
 import time
 import uuid
+from collections import Counter
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import urlparse, urlsplit
 
@@ -34,6 +44,10 @@ PART_BYTES = 8 * 1024 * 1024  # multipart threshold and part size (S3's minimum 
 # within a region, and boto3's ranged GETs in parallel took 10.65 s against 0.40 s for one GET of a
 # 418 MB video from moto's server (python -m bench.media_read, bench/results/media_read.json).
 ONE_GET = 1 << 62
+# A folder with a file written this recently (seconds) is being written, maybe by another process
+# sharing the folder (ingest beside the workers in one stack), whose pins this one cannot see: the
+# byte budget does not evict it (age eviction needs LC_MEDIA_CACHE_S, longer anyway).
+WRITING_S = 60.0
 VIDEO_URL_S = 3600  # lifetime in seconds of the presigned URL the player gets (a lecture's length and more)
 
 
@@ -72,8 +86,12 @@ class S3MediaStore(MediaStore):
     :func:`s3_client`). Errors of the store other than a missing object (``botocore``
     exceptions) are raised as they come: a worker retries the event."""
 
-    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0):
+    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0,
+                 cache_bytes: int = 8 << 30):
         super().__init__(root)
+        self.cache_bytes = cache_bytes
+        self._pins: Counter[str] = Counter()
+        self._pin_lock, self._evict_lock = threading.Lock(), threading.Lock()
         self.bucket, self.prefix = parse_media_url(url)
         self._own_client = client is None
         self._path_style = path_style
@@ -89,7 +107,8 @@ class S3MediaStore(MediaStore):
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
         """Uploads ``path`` (a file in ``lecture_dir(lecture_id)``) to the lecture's prefix under
-        the same relative name and returns its ``s3://`` URI; with ``move`` the local file goes.
+        the same relative name and returns its ``s3://`` URI; with ``move`` the local file goes,
+        else it stays as the object's local copy (its ETag beside it, ``.<name>.etag``).
         Raises ValueError for a path outside that folder."""
         from boto3.s3.transfer import TransferConfig
 
@@ -97,8 +116,12 @@ class S3MediaStore(MediaStore):
         key = f"{self._lecture_key(lecture_id)}/{rel}"
         self.client.upload_file(str(path), self.bucket, key, Config=TransferConfig(
             multipart_threshold=PART_BYTES, multipart_chunksize=PART_BYTES, max_concurrency=4))
+        tag_file = path.with_name(f".{path.name}.etag")
         if move:
             path.unlink(missing_ok=True)
+            tag_file.unlink(missing_ok=True)
+        else:  # the local file is the object's copy now (resolve reuses it while the ETag holds)
+            tag_file.write_text(self.client.head_object(Bucket=self.bucket, Key=key)["ETag"])
         return f"s3://{self.bucket}/{key}"
 
     def _relative(self, uri: str, lecture_id: str) -> str:
@@ -128,14 +151,24 @@ class S3MediaStore(MediaStore):
         lecture_id = lecture_uuid(lecture_id)
         rel = self._relative(uri, lecture_id)
         local = self.root / "lectures" / lecture_id / rel
-        if local.is_file():
-            os.utime(local)  # in use: kept by evict_stale
+        key = f"{self._lecture_key(lecture_id)}/{rel}"
+        tag_file = local.with_name(f".{local.name}.etag")
+        try:
+            head = self.client.head_object(Bucket=self.bucket, Key=key)
+        except Exception as e:
+            if _missing(e):  # gone from the store: no stale copy either
+                local.unlink(missing_ok=True)
+                tag_file.unlink(missing_ok=True)
+                return local
+            raise
+        if local.is_file() and tag_file.is_file() and tag_file.read_text() == head["ETag"]:
+            os.utime(local)  # in use: the last to be evicted
             return local
-        self.evict_stale(keep=lecture_id)
+        self.evict_stale(keep=lecture_id, incoming=head["ContentLength"])
         local.parent.mkdir(parents=True, exist_ok=True)
         tmp = local.with_name(f"{local.name}.{uuid.uuid4().hex}.download")
         try:
-            self.client.download_file(self.bucket, f"{self._lecture_key(lecture_id)}/{rel}", str(tmp),
+            self.client.download_file(self.bucket, key, str(tmp),
                                       Config=TransferConfig(multipart_threshold=ONE_GET, use_threads=False))
         except Exception as e:
             tmp.unlink(missing_ok=True)
@@ -143,22 +176,60 @@ class S3MediaStore(MediaStore):
                 return local
             raise
         tmp.replace(local)
+        tag_file.write_text(head["ETag"])
         return local
 
-    def evict_stale(self, *, keep: str | None = None) -> list[str]:
-        """Removes the local copies of lectures (other than ``keep``) whose files were all last
-        touched over ``cache_s`` seconds ago (the objects stay); returns their ids. A worker's
-        folder would otherwise grow by every lecture it ever read."""
-        gone = []
-        cutoff = time.time() - self.cache_s
-        for folder in (self.root / "lectures").glob("*"):
-            if folder.name == keep or not folder.is_dir():
-                continue
-            times = [p.stat().st_mtime for p in folder.rglob("*")] or [folder.stat().st_mtime]
-            if max(times) < cutoff:
-                shutil.rmtree(folder, ignore_errors=True)
-                gone.append(folder.name)
+    @contextmanager
+    def pinned(self, lecture_id: str):
+        """While the ``with`` block runs, :meth:`evict_stale` leaves lecture ``lecture_id``'s local
+        folder alone (pins of several threads count up). An id that is not a UUID pins nothing
+        that exists (resolve refuses it)."""
+        try:
+            lecture_id = lecture_uuid(lecture_id)  # the folder's name
+        except UnsafeMediaURI:
+            pass
+        with self._pin_lock:
+            self._pins[lecture_id] += 1
+        try:
+            yield
+        finally:
+            with self._pin_lock:
+                self._pins[lecture_id] -= 1
+                if self._pins[lecture_id] <= 0:
+                    del self._pins[lecture_id]
+
+    def evict_stale(self, *, keep: str | None = None, incoming: int = 0) -> list[str]:
+        """Removes local lecture folders (never ``keep`` nor a :meth:`pinned` one; the objects stay)
+        whose files were all last touched over ``cache_s`` seconds ago, then the least recently
+        touched others until the folder holds at most ``cache_bytes`` with ``incoming`` more bytes
+        (a download to come), sparing those written in the last :data:`WRITING_S` seconds;
+        returns their ids, oldest first. A folder goes by an atomic rename
+        to a dot-name, done while no pin can be taken, then is deleted."""
+        with self._evict_lock:
+            folders = [(*_usage(f), f) for f in (self.root / "lectures").glob("*")
+                       if f.is_dir() and not f.name.startswith(".")]
+            total = sum(size for _, size, _ in folders) + incoming
+            now, gone = time.time(), []
+            for touched, size, folder in sorted(folders, key=lambda t: t[0]):
+                if touched >= now - self.cache_s and (total <= self.cache_bytes or touched >= now - WRITING_S):
+                    break
+                if folder.name != keep and self._take(folder):
+                    total -= size
+                    gone.append(folder.name)
+            for trash in (self.root / "lectures").glob(".evicted-*"):
+                shutil.rmtree(trash, ignore_errors=True)
         return gone
+
+    def _take(self, folder: Path) -> bool:
+        """Renames the unpinned lecture ``folder`` out of the way (False when it is pinned)."""
+        with self._pin_lock:
+            if self._pins.get(folder.name):
+                return False
+            try:
+                folder.rename(folder.with_name(f".evicted-{folder.name}-{uuid.uuid4().hex}"))
+            except OSError:
+                return False
+        return True
 
     def delete_lecture(self, lecture_id: str) -> None:
         """Deletes the local copy and every object under the lecture's prefix. A store that
@@ -219,6 +290,22 @@ class S3MediaStore(MediaStore):
         u = urlsplit(twin.generate_presigned_url("get_object", Params={
             "Bucket": self.bucket, "Key": f"{self._lecture_key('origin')}/x"}))
         return f"{u.scheme}://{u.netloc}"
+
+
+def _usage(folder: Path) -> tuple[float, int]:
+    """``(newest modification time of its files but ETags, else of the folder, seconds since the
+    epoch; bytes of its files)`` of ``folder``; a file that goes while it is looked at (a
+    download renamed) counts for nothing."""
+    times, size = [], 0
+    for p in folder.rglob("*"):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        if not p.name.endswith(".etag"):  # a copy's ETag is written with it; resolve touches the copy
+            times.append(st.st_mtime)
+        size += st.st_size if p.is_file() else 0
+    return max(times, default=folder.stat().st_mtime), size
 
 
 def _missing(e: Exception) -> bool:

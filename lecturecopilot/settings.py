@@ -39,6 +39,9 @@ class Settings(BaseSettings):
                                    "self-hosted stores); off: boto3's default.")
     media_cache_s: float = Field(default=86400.0, gt=0, description="With object storage: a lecture's local copies "
                                  "untouched this many seconds are removed when the next object is downloaded.")
+    media_cache_bytes: int = Field(default=8 << 30, gt=0, description="With object storage: before a download, "
+                                   "the least recently used local lecture copies (not those being worked on) are "
+                                   "removed until the copies and the download fit in this many bytes (8 GiB).")
 
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
     max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -55,7 +56,7 @@ class MediaStore:
             from .objectstore import S3MediaStore
 
             return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
-                                cache_s=settings.media_cache_s)
+                                cache_s=settings.media_cache_s, cache_bytes=settings.media_cache_bytes)
         return cls(settings.media_dir)
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
@@ -82,6 +83,12 @@ class MediaStore:
     def uri_of_column(value: str) -> str:
         """The URI of a row's stored file (:meth:`column` reversed)."""
         return value if value.startswith("s3://") else MediaStore.uri(Path(value))
+
+    @contextmanager
+    def pinned(self, lecture_id: str):
+        """A ``with`` block working on lecture ``lecture_id``'s files; the local folder is the
+        store, so nothing is evicted anyway (see :meth:`S3MediaStore.pinned`)."""
+        yield
 
     def lecture_dir(self, lecture_id: str) -> Path:
         d = self.root / "lectures" / lecture_id

@@ -270,7 +270,8 @@ class _Runner:
                 await asyncio.to_thread(set_stage, self.pool, event.lecture_id, stage=stage.stage_name)
             with _TRACER.start_as_current_span(stage.durable, attributes={
                     "lc.lecture_id": event.lecture_id, "lc.delivery": meta.num_delivered}):
-                result = await asyncio.to_thread(stage.handle, event, ctx)
+                with self.store.pinned(event.lecture_id):  # its local media copies are not evicted meanwhile
+                    result = await asyncio.to_thread(stage.handle, event, ctx)
             _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "ok"})
         except PermanentError as e:
             _STAGE_S.record(time.perf_counter() - t_stage, {"stage": stage.durable, "outcome": "failed"})

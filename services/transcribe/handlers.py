@@ -116,7 +116,7 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
     lecture's own folder of the store and renamed, so the player is never served half a file;
     until it exists the original is served. A copy that cannot be made is logged and the
     original stays in use. With object storage the copy is uploaded beside the source
-    (:meth:`MediaStore.keep`) before the row names it.
+    (:meth:`MediaStore.keep`) before the row names it, and its local file goes.
     """
     if not event.media_uri:
         return None
@@ -136,7 +136,9 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
         tmp.unlink(missing_ok=True)
         return None
     tmp.replace(dst)
-    stored = store.column(store.keep(dst, ctx.lecture_id))  # with object storage: uploaded beside the source
+    # with object storage: uploaded beside the source, and the local copy dropped (the player gets a
+    # presigned URL of the object; nothing reads web.mp4 locally), so it takes no room in the cache
+    stored = store.column(store.keep(dst, ctx.lecture_id, move=True))
     with ctx.pool.connection() as conn:
         conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (stored, ctx.lecture_id))
     return None

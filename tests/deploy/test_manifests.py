@@ -428,3 +428,16 @@ def test_gateway_balances_ask_calls_over_every_ask_pod(target):
     assert all(labels.get(k) == v for k, v in svc["spec"]["selector"].items())
     assert int(m.group(2)) in {p["port"] for p in svc["spec"]["ports"]}
     assert int(m.group(2)) == _settings().ask_port
+
+
+def test_prod_bounds_transcribes_local_copies_below_its_media_volume():
+    objs = render("overlays/prod")
+    config = one(objs, "ConfigMap", "lecture-copilot-config")["data"]
+    settings = Settings(media_cache_bytes=config["LC_MEDIA_CACHE_BYTES"], media_cache_s=config["LC_MEDIA_CACHE_S"])
+    pod = one(objs, "Deployment", "transcribe")["spec"]["template"]["spec"]
+    limit = {v["name"]: v for v in pod["volumes"]}["media"]["emptyDir"]["sizeLimit"]
+    number, unit = re.fullmatch(r"(\d+)(Gi|Mi)", limit).groups()
+    limit_bytes = int(number) << (30 if unit == "Gi" else 20)
+    # the budget counts the copies, not what the stages write meanwhile (web copies, audio): half the volume
+    assert settings.media_cache_bytes <= limit_bytes // 2, (settings.media_cache_bytes, limit)
+    assert settings.media_cache_s <= 86400

@@ -80,6 +80,9 @@ def test_a_lecture_goes_through_object_storage_and_its_deletion_removes_the_obje
         time.sleep(0.3)
     assert _row(eph, lid)["web_path"] == f"s3://{s3.bucket}/{folder}web.mp4"
     assert sorted(s3.keys(folder)) == [folder + "source.mp4", folder + "web.mp4"]
+    # the web copy left no local file behind (the player is redirected to the object), the source's copy stays
+    local = eph.settings.media_dir / "lectures" / lid
+    assert not (local / "web.mp4").exists() and (local / "source.mp4").is_file()
 
     r = requests.get(f"{eph.base}/api/lectures/{lid}/video", allow_redirects=False, timeout=10)
     assert r.status_code == 302 and r.headers["Location"].startswith(f"{s3.endpoint}/{s3.bucket}/{folder}web.mp4?")

@@ -1,6 +1,8 @@
 """S3MediaStore against moto's S3 server on loopback: keep/resolve round trips (multipart for large
 files), event URIs confined to the configured bucket and the lecture's own prefix, prefix delete,
-presigned video URLs that answer Range requests, and the settings that select the backend."""
+presigned video URLs that answer Range requests, the settings that select the backend, and the
+local copies: reused while their ETag holds, evicted by age and by byte budget (least recently used
+first), never while pinned or being written."""
 
 from __future__ import annotations
 
@@ -194,3 +196,85 @@ def test_the_origin_needs_no_credentials_and_a_missing_one_fails_only_the_video_
         assert store.media_origin() == origin, (endpoint, path_style)
         with pytest.raises(MediaUnavailable, match="no credentials"):
             store.video_url("s3://lc-media/p/lectures/x/web.mp4")
+
+
+def _lectures(store, n: int, size: int) -> list[str]:
+    """``n`` lectures with a kept ``source.mp4`` of ``size`` bytes, touched two minutes apart (the
+    first the least recently, the last two minutes ago)."""
+    ids = [str(uuid.uuid4()) for _ in range(n)]
+    for i, lid in enumerate(ids):
+        path = store.lecture_dir(lid) / "source.mp4"
+        path.write_bytes(b"v" * size)
+        store.keep(path, lid)
+        t = time.time() - 120 * (n - i)
+        for p in store.lecture_dir(lid).iterdir():
+            os.utime(p, (t, t))
+    return ids
+
+
+def test_over_the_byte_budget_the_least_recently_used_copies_go_first(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_bytes=3500)
+    a, b, c, d = _lectures(store, 4, 1000)
+    # a download of 1000 bytes to come: 5000 bytes against 3500, the two oldest go, in that order
+    assert store.evict_stale(incoming=1000) == [a, b]
+    assert sorted(p.name for p in (store.root / "lectures").iterdir()) == sorted([c, d])
+    assert s3.keys(f"courses/x/lectures/{a}/") == [f"courses/x/lectures/{a}/source.mp4"]  # the objects stay
+    # a cache hit makes c the most recently used: d goes before it
+    store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{c}/source.mp4", c)
+    new = str(uuid.uuid4())
+    (store.lecture_dir(new) / "source.mp4").write_bytes(b"n" * 2000)
+    store.keep(store.lecture_dir(new) / "source.mp4", new, move=True)
+    assert store.resolve(f"s3://{s3.bucket}/courses/x/lectures/{new}/source.mp4", new).stat().st_size == 2000
+    assert sorted(p.name for p in (store.root / "lectures").iterdir()) == sorted([c, new])
+
+
+def test_the_budget_spares_a_folder_being_written(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_bytes=500)
+    a, b = _lectures(store, 2, 1000)
+    upload = str(uuid.uuid4())
+    (store.lecture_dir(upload) / "source.mp4").write_bytes(b"u" * 1000)  # another process writing it now
+    assert store.evict_stale() == [a, b]  # still 1000 bytes against 500 after them, yet the fresh one stays
+    assert (store.lecture_dir(upload) / "source.mp4").exists()
+
+
+def test_a_pinned_lecture_is_never_evicted(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
+                         cache_s=30, cache_bytes=1500)
+    a, b, c = _lectures(store, 3, 1000)  # all older than cache_s, 3000 bytes against 1500
+    with store.pinned(a), store.pinned(b):
+        with store.pinned(a):
+            pass  # pins count up: a is still pinned after an inner pin ends
+        assert store.evict_stale() == [c]
+        assert (store.root / "lectures" / a / "source.mp4").exists()
+        assert (store.root / "lectures" / b / "source.mp4").exists()
+    assert store.evict_stale() == [a, b]  # unpinned, they go like any other
+
+
+def test_age_eviction_works_within_the_byte_budget(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
+                         cache_s=180, cache_bytes=1 << 30)
+    a, b, c = _lectures(store, 3, 10)  # touched 360, 240 and 120 s ago
+    assert store.evict_stale() == [a, b]
+    assert [p.name for p in (store.root / "lectures").iterdir()] == [c]
+
+
+def test_a_rewritten_object_is_downloaded_again_not_served_from_the_stale_copy(s3, tmp_path):
+    writer = S3MediaStore(tmp_path / "ingest", f"s3://{s3.bucket}/courses/x", client=s3.client())
+    reader = S3MediaStore(tmp_path / "worker", f"s3://{s3.bucket}/courses/x", client=s3.client())
+    lid = str(uuid.uuid4())
+    uri = f"s3://{s3.bucket}/courses/x/lectures/{lid}/web.mp4"
+    for content in (b"first copy", b"second copy, made on a retry"):
+        (writer.lecture_dir(lid) / "web.mp4").write_bytes(content)
+        writer.keep(writer.lecture_dir(lid) / "web.mp4", lid, move=True)
+        assert not (writer.lecture_dir(lid) / "web.mp4").exists()  # moved: no local copy left behind
+        assert reader.resolve(uri, lid).read_bytes() == content
+    s3.client().delete_object(Bucket=s3.bucket, Key=f"courses/x/lectures/{lid}/web.mp4")
+    assert not reader.resolve(uri, lid).exists()  # deleted from the store: the local copy goes too
+
+
+def test_a_pin_names_the_lectures_folder_whatever_the_case_of_its_id(s3, tmp_path):
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_s=30)
+    (a,) = _lectures(store, 1, 10)
+    with store.pinned(a.upper()):
+        assert store.evict_stale() == []
+    assert store.evict_stale() == [a]
