@@ -34,7 +34,7 @@ PART_BYTES = 8 * 1024 * 1024  # multipart threshold and part size (S3's minimum 
 # within a region, and boto3's ranged GETs in parallel took 10.65 s against 0.40 s for one GET of a
 # 418 MB video from moto's server (python -m bench.media_read, bench/results/media_read.json).
 ONE_GET = 1 << 62
-VIDEO_URL_S = 3600  # lifetime in seconds of the presigned URL the player gets (a lecture's length and more)
+VIDEO_URL_S = 6 * 3600  # presigned URL lifetime (s): 3 × the 2-hour LC_MAX_DURATION_S default (pauses, seeks)
 
 
 def parse_media_url(url: str) -> tuple[str, str]:
