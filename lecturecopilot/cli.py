@@ -1,7 +1,7 @@
 """``lecture-copilot`` (or ``python -m lecturecopilot.cli``): run and operate the stack.
 
 Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL``,
-``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``.
+``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``, ``migrate-vectors``.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     proc.add_argument("--number", type=int, help="lecture number (default: next in the course)")
     proc.add_argument("--language", default="", help="spoken language code, e.g. en (default: detect)")
     proc.add_argument("--no-wait", action="store_true", help="queue it and return")
+    sub.add_parser("migrate-vectors", help="convert a database's real[] embedding columns to pgvector's vector(384)")
     args = parser.parse_args(argv)
 
     from .settings import get_settings
@@ -53,6 +54,11 @@ def main(argv: list[str] | None = None) -> int:
         from .process import process_file
 
         return process_file(settings, args)
+    elif args.cmd == "migrate-vectors":
+        from . import embedded, vectors
+
+        for table, what in vectors.convert_columns(embedded.database_url(settings)).items():
+            print(f"{table}: {what}")
     elif args.cmd == "mint-token":
         from services.gateway.auth import mint_token
 

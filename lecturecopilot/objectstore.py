@@ -48,7 +48,7 @@ ONE_GET = 1 << 62
 # sharing the folder (ingest beside the workers in one stack), whose pins this one cannot see: the
 # byte budget does not evict it (age eviction needs LC_MEDIA_CACHE_S, longer anyway).
 WRITING_S = 60.0
-VIDEO_URL_S = 3600  # lifetime in seconds of the presigned URL the player gets (a lecture's length and more)
+VIDEO_URL_S = 6 * 3600  # presigned URL lifetime (s): 3 × the 2-hour LC_MAX_DURATION_S default (pauses, seeks)
 
 
 def parse_media_url(url: str) -> tuple[str, str]:

@@ -277,14 +277,17 @@ BEGIN
   END IF;
 END $$;
 -- pgvector where the server has it (lecturecopilot/vectors.py): the embedding columns become
--- vector(384) (all-MiniLM-L6-v2's dimension, lecturecopilot/models.py EMBED_DIM). A database made
--- while the extension was missing has real[] columns: they are converted once, in place (the
--- ALTER rewrites each table under an exclusive lock). Without the extension, or without the right
--- to create it, the columns stay real[]. chapters.bullet_embeddings stays jsonb: a list of vectors
--- per chapter, read whole, never compared in SQL.
+-- vector(384) (all-MiniLM-L6-v2's dimension, lecturecopilot/models.py EMBED_DIM). A real[] column
+-- of a table with no rows yet is converted here; one of a table with rows is left as it is (both
+-- work, lecturecopilot/vectors.py): rewriting a large table under an exclusive lock while a service
+-- starts would hold every other service at the schema lock, so `lecture-copilot migrate-vectors`
+-- converts those, a table at a time. Without the extension, or without the right to create it, the
+-- columns stay real[]. chapters.bullet_embeddings stays jsonb: a list of vectors per chapter, read
+-- whole, never compared in SQL.
 DO $$
 DECLARE
   col record;
+  has_rows boolean;
 BEGIN
   IF EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') THEN
     BEGIN
@@ -301,8 +304,13 @@ BEGIN
         AND c.relnamespace = current_schema()::regnamespace AND NOT a.attisdropped
         AND format_type(a.atttypid, a.atttypmod) = 'real[]'
     LOOP
-      EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE vector(384) USING %I::vector(384)',
-                     col.tab, col.name, col.name);
+      EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I)', col.tab) INTO has_rows;
+      IF has_rows THEN
+        RAISE NOTICE '%.% stays real[] (the table has rows): lecture-copilot migrate-vectors converts it', col.tab, col.name;
+      ELSE
+        EXECUTE format('ALTER TABLE %I ALTER COLUMN %I TYPE vector(384) USING %I::vector(384)',
+                       col.tab, col.name, col.name);
+      END IF;
     END LOOP;
   END IF;
 END $$;

@@ -14,8 +14,11 @@ Two profiles (``LC_SEARCH_PROFILE``):
   scores the candidates first, the best ``oversampling`` × limit of them then rescored with the
   original vectors. ``course_id`` is a tenant index (points of a course stored together) and the
   dense HNSW graph is per course only (``m=0``, ``payload_m=16``: Qdrant's multitenancy
-  layout), so a bulk load builds no 1M-point global graph; a course's query is a filtered scan of
-  that course's points (a course holds far fewer points than ``full_scan_threshold``).
+  layout), so a bulk load builds no 1M-point global graph. ``full_scan_threshold`` is in KB of
+  vectors (Qdrant's unit), not points: 10,000 KB ≈ 6,600 384-d float32 vectors, so a course below
+  that (≈ 28 lecture-hours at ≈ 230 points each) is answered by a filtered scan of its points, a
+  larger one through its per-course graph. The benchmark's courses hold 500 points (scans); the
+  per-course graph's recall is not measured there.
 
 Every query the product sends is filtered by course (``services.ask.search_index._course_filter``),
 so dropping the global graph costs nothing there; the unfiltered ``ALL_COURSES`` ablation of the

@@ -342,6 +342,7 @@ def insight_rows(conn, course_id: str, lo, hi, start, end, *, max_questions: int
 _NEAR_SQL = """
     WITH q AS MATERIALIZED (SELECT (n - 1)::int AS i, v FROM unnest(%s::vector[]) WITH ORDINALITY AS t(v, n))
     SELECT a.i, b.i AS j FROM q a JOIN q b ON a.i < b.i WHERE 1 - (a.v <=> b.v) >= %s"""
+_NEAR_BATCH = 50_000  # pairs per fetch (~6 MB of Python objects)
 
 
 def grouping_method(conn) -> str:
@@ -362,9 +363,11 @@ def neighbours(conn, vecs: np.ndarray, threshold: float) -> np.ndarray:
     with conn.transaction():  # the settings last to the end of the caller's transaction (SET LOCAL)
         conn.execute("SET LOCAL work_mem = '32MB'")  # 4000 vectors (6 MB) stay in memory, not on disk
         conn.execute("SET LOCAL jit = off")  # compiling this one-off join costs more than it saves
-        with conn.cursor(row_factory=tuple_row, binary=True) as cur:
-            rows = cur.execute(_NEAR_SQL, (list(np.asarray(vecs, dtype="float32")), threshold)).fetchall()
-    if rows:
-        ij = np.asarray(rows, dtype=np.intp)
-        near[ij[:, 0], ij[:, 1]] = near[ij[:, 1], ij[:, 0]] = True
+        # a server-side cursor read in batches: near-identical questions make up to n²/2 pairs (8M
+        # for 4000), which fetched at once would take ~1 GB of Python objects
+        with conn.cursor("neighbours", row_factory=tuple_row, binary=True) as cur:
+            cur.execute(_NEAR_SQL, (list(np.asarray(vecs, dtype="float32")), threshold))
+            while rows := cur.fetchmany(_NEAR_BATCH):
+                ij = np.asarray(rows, dtype=np.intp)
+                near[ij[:, 0], ij[:, 1]] = near[ij[:, 1], ij[:, 0]] = True
     return near

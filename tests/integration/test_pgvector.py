@@ -221,10 +221,11 @@ def test_insights_compute_on_either_postgres(pg, pool, question_vecs):
     assert got["topics"] == insights.grouped(newest_first, lambda ts: np.asarray([table[t] for t in ts]))
 
 
-def test_real_array_columns_are_converted_once_where_pgvector_appears(pg):
-    """A database made before the extension (``real[]`` columns, rows in them) gets ``vector(384)``
-    columns with the same values when the schema is applied where pgvector is; applying it again
-    changes nothing. On pg15-machine the columns stay ``real[]``."""
+def test_real_array_columns_with_rows_are_converted_by_migrate_vectors(pg):
+    """A database made before the extension (``real[]`` columns, rows in them) keeps its columns when
+    the schema is applied (no rewrite while a service starts; reads give the same lists), and
+    ``vectors.convert_columns`` (``lecture-copilot migrate-vectors``) turns them into ``vector(384)``
+    with the same values, once. On pg15-machine the columns stay ``real[]`` and the command says why."""
     name = f"lc_pgv_old_{uuid.uuid4().hex[:10]}"
     _new_db(pg.admin, name)
     url = make_conninfo(pg.url, dbname=name)
@@ -240,14 +241,27 @@ def test_real_array_columns_are_converted_once_where_pgvector_appears(pg):
             c.execute("INSERT INTO lectures (id, course_id, number, title) VALUES (%s, %s, 1, 'old')", (lecture, course))
             c.execute("INSERT INTO sentences (lecture_id, idx, segment_idx, start_s, end_s, text, embedding) "
                       "VALUES (%s, 0, 0, 0, 1, 'old', %s)", (lecture, vec.tolist()))
-        for _ in range(2):
-            db.apply_schema(url)
+        def types_and_row():
             with psycopg.connect(url) as c:
                 vectors.configure(c)
-                want = ("vector", "vector(384)") if pg.pgvector else ("_float4", "real[]")
-                assert set(_column_types(c).values()) == {want}
                 row = c.execute("SELECT embedding FROM sentences WHERE lecture_id=%s", (lecture,)).fetchone()
                 assert type(row[0]) is list and np.array_equal(np.asarray(row[0], dtype="float32"), vec)
+                return _column_types(c)
+
+        db.apply_schema(url)
+        kinds = types_and_row()
+        assert kinds["sentences"] == ("_float4", "real[]")  # it has rows: not rewritten at start
+        if not pg.pgvector:
+            assert set(kinds.values()) == {("_float4", "real[]")}
+            with pytest.raises(RuntimeError, match="no pgvector"):
+                vectors.convert_columns(url)
+            return
+        assert kinds["segments"] == kinds["subchunks"] == ("vector", "vector(384)")  # empty: converted
+        assert vectors.convert_columns(url) == {"segments": "already vector", "sentences": "converted",
+                                                "subchunks": "already vector"}
+        db.apply_schema(url)
+        assert set(types_and_row().values()) == {("vector", "vector(384)")}
+        assert set(vectors.convert_columns(url).values()) == {"already vector"}
     finally:
         _drop_db(pg.admin, name)
 

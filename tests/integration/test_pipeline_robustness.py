@@ -234,9 +234,13 @@ def test_variable_frame_rate_video_is_processed_with_true_times(stack, tmp_path,
                            capture_output=True, text=True, check=True).stdout.strip().split(",")
     assert rates[0] != rates[1], rates  # really variable
     course = stack.create_course("VFR")
-    plain = _upload_video(stack, course, res.path, "Plain", 1)
-    vfr = _upload_video(stack, course, out, "VFR", 2)
+    # one title for both: the title is part of the decoder's prompt (services/transcribe/vocabulary.py)
+    plain = _upload_video(stack, course, res.path, "Counting sort", 1)
+    vfr = _upload_video(stack, course, out, "Counting sort", 2)
     assert stack.wait_ready(plain)["status"] == "ready" and stack.wait_ready(vfr)["status"] == "ready"
     a, b = _first_words(stack, plain, n=8), _first_words(stack, vfr, n=8)
-    assert [w for _, w in a] == [w for _, w in b]
-    assert all(abs(ta - tb) <= 0.2 for (ta, _), (tb, _) in zip(a, b)), (a, b)
+    # the same words at the same times; a word whisper's sampled fallback hears differently in one
+    # run ("is"/"in", seen once) does not move the clock, so the times are compared where they agree
+    same = [(ta, tb) for (ta, wa), (tb, wb) in zip(a, b) if wa == wb]
+    assert len(same) >= 6, (a, b)
+    assert all(abs(ta - tb) <= 0.2 for ta, tb in same), (a, b)
