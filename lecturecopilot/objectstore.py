@@ -64,11 +64,12 @@ def parse_media_url(url: str) -> tuple[str, str]:
     return parsed.netloc, prefix
 
 
-def s3_client(*, path_style: bool = False, unsigned: bool = False):
+def s3_client(*, path_style: bool = False, unsigned: bool = False, endpoint_url: str | None = None):
     """A boto3 S3 client configured from the standard ``AWS_*`` variables (``AWS_REGION`` is read
     too, which botocore alone does not), signing with SigV4 (presigned URLs included: R2 and
     newer AWS regions take nothing else), retrying in botocore's ``standard`` mode. ``unsigned``:
-    one that signs nothing and needs no credentials (its URLs show the store's addressing)."""
+    one that signs nothing and needs no credentials (its URLs show the store's addressing).
+    ``endpoint_url``: this endpoint instead of ``AWS_ENDPOINT_URL`` (the public one of presigned URLs)."""
     import boto3
     from botocore import UNSIGNED
     from botocore.config import Config
@@ -77,18 +78,23 @@ def s3_client(*, path_style: bool = False, unsigned: bool = False):
                     signature_version=UNSIGNED if unsigned else "s3v4",
                     s3={"addressing_style": "path"} if path_style else {})
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or None
-    return boto3.client("s3", region_name=region, config=config)
+    return boto3.client("s3", region_name=region, config=config, endpoint_url=endpoint_url or None)
 
 
 class S3MediaStore(MediaStore):
     """Lecture media as objects ``s3://bucket/prefix/lectures/<lecture_id>/<name>``, with
     ``root`` (a local folder) as the working copy. ``client``: a boto3 S3 client (default
-    :func:`s3_client`). Errors of the store other than a missing object (``botocore``
-    exceptions) are raised as they come: a worker retries the event."""
+    :func:`s3_client`). ``public_endpoint``: the endpoint presigned URLs are signed for, as
+    browsers reach the store (default: the client's; ignored with an injected ``client``).
+    Errors of the store other than a missing object (``botocore`` exceptions) are raised as they
+    come: a worker retries the event."""
 
     def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0,
-                 cache_bytes: int = 8 << 30):
+                 cache_bytes: int = 8 << 30, public_endpoint: str | None = None):
         super().__init__(root)
+        # presigned URLs go to browsers: signed for the endpoint they can reach (LC_MEDIA_PUBLIC_ENDPOINT,
+        # e.g. MinIO's Ingress) when the services reach the store under an in-cluster name
+        self.public_endpoint = public_endpoint
         self.cache_bytes = cache_bytes
         self._pins: Counter[str] = Counter()
         self._pin_lock, self._evict_lock = threading.Lock(), threading.Lock()
@@ -96,6 +102,8 @@ class S3MediaStore(MediaStore):
         self._own_client = client is None
         self._path_style = path_style
         self.client = client or s3_client(path_style=path_style)
+        self._signer = self.client if client is not None or not public_endpoint else \
+            s3_client(path_style=path_style, endpoint_url=public_endpoint)
         self.cache_s = cache_s
 
     def key(self, *parts: str) -> str:
@@ -267,7 +275,7 @@ class S3MediaStore(MediaStore):
             return None
         parsed = urlparse(value)
         try:
-            return self.client.generate_presigned_url("get_object", ExpiresIn=VIDEO_URL_S, Params={
+            return self._signer.generate_presigned_url("get_object", ExpiresIn=VIDEO_URL_S, Params={
                 "Bucket": parsed.netloc, "Key": parsed.path[1:], "ResponseContentType": "video/mp4"})
         except NoCredentialsError:
             raise MediaUnavailable("The media store has no credentials (set AWS_ACCESS_KEY_ID and "
@@ -282,7 +290,7 @@ class S3MediaStore(MediaStore):
         from botocore.config import Config
 
         if self._own_client:
-            twin = s3_client(path_style=self._path_style, unsigned=True)
+            twin = s3_client(path_style=self._path_style, unsigned=True, endpoint_url=self.public_endpoint)
         else:
             meta = self.client.meta
             twin = boto3.client("s3", endpoint_url=meta.endpoint_url, region_name=meta.region_name,

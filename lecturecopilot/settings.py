@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     media_url: str | None = Field(default=None, description="Object storage for media: s3://bucket/prefix (any "
                                   "S3-compatible store; endpoint and keys from AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID, "
                                   "AWS_SECRET_ACCESS_KEY, AWS_REGION). Unset: the local folder <data_dir>/media.")
+    media_public_endpoint: str | None = Field(default=None, description="With object storage: the store's "
+                                              "endpoint as viewers' browsers reach it (presigned video URLs are "
+                                              "signed for it), when the services use another (an in-cluster "
+                                              "MinIO name). Unset: AWS_ENDPOINT_URL.")
     media_path_style: bool = Field(default=False, description="Path-style S3 addressing (MinIO and most "
                                    "self-hosted stores); off: boto3's default.")
     media_cache_s: float = Field(default=86400.0, gt=0, description="With object storage: a lecture's local copies "

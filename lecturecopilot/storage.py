@@ -56,7 +56,8 @@ class MediaStore:
             from .objectstore import S3MediaStore
 
             return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
-                                cache_s=settings.media_cache_s, cache_bytes=settings.media_cache_bytes)
+                                cache_s=settings.media_cache_s, cache_bytes=settings.media_cache_bytes,
+                                public_endpoint=settings.media_public_endpoint)
         return cls(settings.media_dir)
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:

@@ -278,3 +278,22 @@ def test_a_pin_names_the_lectures_folder_whatever_the_case_of_its_id(s3, tmp_pat
     with store.pinned(a.upper()):
         assert store.evict_stale() == []
     assert store.evict_stale() == [a]
+
+
+def test_presigned_urls_are_signed_for_the_public_endpoint_when_one_is_set(tmp_path, s3, monkeypatch):
+    """Services reach an in-cluster MinIO under a name browsers cannot resolve: with
+    LC_MEDIA_PUBLIC_ENDPOINT the player's URL and the CSP origin name the public endpoint, while the
+    objects still go to AWS_ENDPOINT_URL."""
+    for k, v in s3.env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("LC_MEDIA_URL", f"s3://{s3.bucket}/pub")
+    monkeypatch.setenv("LC_MEDIA_PUBLIC_ENDPOINT", "https://media.example.edu")
+    store = MediaStore.from_settings(Settings(data_dir=tmp_path))
+    lid = str(uuid.uuid4())
+    src = store.lecture_dir(lid) / "web.mp4"
+    src.write_bytes(b"x" * 100)
+    uri = store.keep(src, lid)
+    assert s3.keys(f"pub/lectures/{lid}/") == [f"pub/lectures/{lid}/web.mp4"]  # stored through the inner endpoint
+    url = store.video_url(uri)
+    assert url.startswith("https://media.example.edu/") and "X-Amz-Signature=" in url, url
+    assert store.media_origin() == "https://media.example.edu"
