@@ -136,3 +136,14 @@ def synth_video(tmp_path_factory):
              Part("Merge sort", "Divide and conquer", MERGING)]
     out = tmp_path_factory.mktemp("video") / "lecture.mp4"
     return synth_lecture(parts, out), parts
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """moto's S3 server on a free loopback port for one test module (``fakes/s3_server.py``: its
+    bucket, a boto3 client, the ``AWS_*`` environment that points at it)."""
+    from fakes.s3_server import S3Server
+
+    server = S3Server()
+    yield server
+    server.close()

@@ -18,15 +18,6 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore, UnsafeMediaURI
 
 
-@pytest.fixture(scope="module")
-def s3():
-    from fakes.s3_server import S3Server
-
-    server = S3Server()
-    yield server
-    server.close()
-
-
 @pytest.fixture()
 def store(s3, tmp_path):
     return S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client())

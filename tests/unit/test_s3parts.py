@@ -15,15 +15,6 @@ from services.ingest.core import IngestError
 from services.ingest.s3parts import S3Part, S3Parts
 
 
-@pytest.fixture(scope="module")
-def s3():
-    from fakes.s3_server import S3Server
-
-    server = S3Server()
-    yield server
-    server.close()
-
-
 @pytest.fixture()
 def parts(s3, tmp_path):
     return S3Parts(S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/p", client=s3.client()), records=None)
