@@ -103,3 +103,16 @@ class Gateway:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, 9)
         self.log.close()
+
+
+def blocked_at_lecture_insert(conn, timeout_s: float = 60) -> list:
+    """The ``(pid,)`` rows of the backends of ``conn``'s database waiting on a lock at an
+    ``INSERT INTO lectures`` (a finish held by a test's table lock), polled for ``timeout_s``
+    seconds; fails the test when none got there."""
+    deadline, waiting = time.time() + timeout_s, None
+    while time.time() < deadline and not waiting:
+        waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
+                               "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
+        time.sleep(0.05)
+    assert waiting, "the finish never reached the lectures table"
+    return waiting

@@ -17,6 +17,7 @@ import requests
 from integration.test_event_validation import UPLOADED_CONSUMERS, _publish, _wait_dead_lettered
 from lecturecopilot import bus
 from lecturecopilot.events.v1 import events_pb2 as ev
+from web_helpers import blocked_at_lecture_insert
 
 pytestmark = pytest.mark.slow
 
@@ -152,13 +153,19 @@ def _uploads_dir(eph):
     return eph.settings.media_dir / "uploads"
 
 
-def test_a_resumable_upload_keeps_its_chunks_in_the_bucket_and_resumes(s3stack, synth_video):
+def _open_upload(s3stack, synth_video, course_title: str, **start):
+    """``(eph, s3, data, n, course, uid)``: the synthetic video's bytes and a resumable upload of
+    them opened in a new course (``start``: title, number)."""
     eph, s3 = s3stack
-    res, _ = synth_video
-    data = res.path.read_bytes()
-    n, k = len(data), len(data) // 3
-    course = eph.create_course("Resumable (object storage)")
-    uid = _start_upload(eph, course, n, title="Chunked into objects", number=1)
+    data = synth_video[0].path.read_bytes()
+    course = eph.create_course(course_title)
+    return eph, s3, data, len(data), course, _start_upload(eph, course, len(data), **start)
+
+
+def test_a_resumable_upload_keeps_its_chunks_in_the_bucket_and_resumes(s3stack, synth_video):
+    eph, s3, data, n, course, uid = _open_upload(s3stack, synth_video, "Resumable (object storage)",
+                                                 title="Chunked into objects", number=1)
+    k = n // 3
     folder = f"{PREFIX}/uploads/{uid}/"
     assert s3.keys(folder) == [folder + "open"]
     assert _put(eph, uid, data[:k], 0, n).json()["offset"] == k
@@ -190,12 +197,7 @@ def test_a_resumable_upload_keeps_its_chunks_in_the_bucket_and_resumes(s3stack, 
 def test_a_chunk_under_the_minimum_is_refused_but_a_short_last_one_is_taken(s3stack, synth_video):
     """Review finding 2: a chunk under LC_UPLOAD_MIN_CHUNK_BYTES that is not the last is 400
     chunk_too_small (naming the minimum) and leaves no object; the last chunk may be shorter."""
-    eph, s3 = s3stack
-    res, _ = synth_video
-    data = res.path.read_bytes()
-    n = len(data)
-    course = eph.create_course("Small chunks (object storage)")
-    uid = _start_upload(eph, course, n, title="Small chunks", number=1)
+    eph, s3, data, n, course, uid = _open_upload(s3stack, synth_video, "Small chunks (object storage)", title="Small chunks", number=1)
     folder = f"{PREFIX}/uploads/{uid}/"
     r = _put(eph, uid, data[:MIN_CHUNK - 1], 0, n)
     assert r.status_code == 400 and r.json()["error"]["code"] == "chunk_too_small", r.text
@@ -216,12 +218,7 @@ def test_an_interrupted_finish_and_an_idle_upload_with_object_storage(s3stack, s
     chunk objects go; an open one goes with its course."""
     import psycopg
 
-    eph, s3 = s3stack
-    res, _ = synth_video
-    data = res.path.read_bytes()
-    n = len(data)
-    course = eph.create_course("Finished later (object storage)")
-    uid = _start_upload(eph, course, n, title="Finished later", number=1)
+    eph, s3, data, n, course, uid = _open_upload(s3stack, synth_video, "Finished later (object storage)", title="Finished later", number=1)
     assert _put(eph, uid, data[: n - 1000], 0, n).json()["offset"] == n - 1000
     s3.client().put_object(Bucket=s3.bucket, Key=f"{PREFIX}/uploads/{uid}/{n - 1000:020d}", Body=data[n - 1000:])
     st = _status(eph, uid)
@@ -262,12 +259,7 @@ def test_ingest_killed_while_finishing_an_s3_upload_finishes_it_after_restart(s3
 
     from lecturecopilot import stack as stack_mod
 
-    eph, s3 = s3stack
-    res, _ = synth_video
-    data = res.path.read_bytes()
-    n = len(data)
-    course = eph.create_course("Killed while finishing (object storage)")
-    uid = _start_upload(eph, course, n, title="Survivor", number=7)
+    eph, s3, data, n, course, uid = _open_upload(s3stack, synth_video, "Killed while finishing (object storage)", title="Survivor", number=7)
     assert _put(eph, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
     locker = psycopg.connect(eph.db_url)
     locker.execute("LOCK TABLE lectures IN EXCLUSIVE MODE")  # the finish blocks at its INSERT
@@ -275,12 +267,7 @@ def test_ingest_killed_while_finishing_an_s3_upload_finishes_it_after_restart(s3
     try:
         last.start()
         with psycopg.connect(eph.db_url, autocommit=True) as conn:
-            deadline, waiting = time.time() + 60, None
-            while time.time() < deadline and not waiting:
-                waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
-                                       "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
-                time.sleep(0.05)
-            assert waiting, "the finish never reached the lectures table"
+            waiting = blocked_at_lecture_insert(conn)
             os.killpg(int((eph.settings.data_dir / "run" / "ingest.pid").read_text()), signal.SIGKILL)
             for (pid,) in waiting:
                 conn.execute("SELECT pg_terminate_backend(%s)", (pid,))

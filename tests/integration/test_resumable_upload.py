@@ -8,6 +8,8 @@ import uuid
 import pytest
 import requests
 
+from web_helpers import blocked_at_lecture_insert
+
 pytestmark = pytest.mark.slow
 
 
@@ -312,12 +314,7 @@ def test_ingest_killed_while_finishing_finishes_the_upload_after_restart(stack, 
     try:
         last.start()
         with stack.db() as conn:
-            deadline, waiting = time.time() + 60, None
-            while time.time() < deadline and not waiting:
-                waiting = conn.execute("SELECT pid FROM pg_stat_activity WHERE datname=current_database() AND "
-                                       "wait_event_type='Lock' AND query ILIKE '%%INSERT INTO lectures%%'").fetchall()
-                time.sleep(0.05)
-            assert waiting, "the finish never reached the lectures table"
+            waiting = blocked_at_lecture_insert(conn)
             assert conn.execute("SELECT state FROM uploads WHERE id=%s", (uid,)).fetchone()[0] == "finishing"
             os.killpg(int(pidfile.read_text()), signal.SIGKILL)  # ingest dies mid-finish
             for (pid,) in waiting:  # its statement dies with it (Postgres would finish it once unblocked)
