@@ -137,6 +137,7 @@ def test_worker_start_reconciles_existing_durables_with_the_desired_config(clust
         await js.add_consumer(settings.stream, ConsumerConfig(
             durable_name="index", ack_wait=7.0, max_deliver=9, filter_subject=bus.SLIDES_READ,
             ack_policy=AckPolicy.NONE))
+        await _consumer_leader(js, settings.stream, "index")  # an R3 consumer answers once it has one
         sub = await js.pull_subscribe_bind("index", settings.stream)
         assert len(await sub.fetch(3, timeout=5)) == 3  # delivered = done, under ack policy none
         await sub.unsubscribe()
@@ -148,7 +149,10 @@ def test_worker_start_reconciles_existing_durables_with_the_desired_config(clust
         finally:
             await app.stop()
         await js.publish(bus.SLIDES_READ, b"new", stream=settings.stream, headers={"Nats-Msg-Id": "new"})
-        index_after = await js.consumer_info(settings.stream, "index")
+        deadline = time.time() + 10  # the consumer's replicas count the new message a moment after its ack
+        while (index_after := await js.consumer_info(settings.stream, "index")).num_pending == 0 \
+                and time.time() < deadline:
+            await asyncio.sleep(0.1)
         await nc.close()
         return live, index_after
 
@@ -216,6 +220,19 @@ def _events_of(url: str, stream: str, subject: str, lecture_id: str) -> int:
         return n
 
     return asyncio.run(go())
+
+
+async def _consumer_leader(js, stream: str, durable: str, timeout_s: float = 30) -> str:
+    """The server leading ``durable``'s raft group, waited for up to ``timeout_s`` seconds: a
+    consumer just added to a replicated stream answers fetches with 503 until it has elected one
+    (seen once as a ServiceUnavailableError in a clean-clone CI run)."""
+    deadline = time.time() + timeout_s
+    while True:
+        info = await js.consumer_info(stream, durable)
+        if info.cluster and info.cluster.leader:
+            return info.cluster.leader
+        assert time.time() < deadline, f"consumer {durable} elected no leader in {timeout_s} s"
+        await asyncio.sleep(0.1)
 
 
 def _move_stream_leader(url: str, stream: str, preferred: str) -> str:
