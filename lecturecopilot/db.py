@@ -2,7 +2,10 @@
 
 A restart or failover of Postgres ends every connection. The pools check each connection when they
 hand it out (psycopg_pool's ``check``, a round trip on an idle connection) and open a new one for a
-dead one, so no request meets a connection that died while it sat in the pool. A statement that
+dead one, so no request meets a connection that died while it sat in the pool. A failed check also
+sweeps the pool's other idle connections (:class:`SweepingCheck`): psycopg_pool backs off between
+failed checks (1, 2, 4, 8 s …, psycopg PR #711), so a pool of eight dead connections checked one by
+one made a request wait past the 30 s pool timeout. A statement that
 was running when its connection was cut fails; :func:`retry_on_disconnect` runs such a unit of
 work again on a new connection, up to twice (tenacity), for work that is safe to repeat: a restart's
 sweep of terminations can catch the first retry too, since a terminated backend exits a moment
@@ -43,17 +46,41 @@ def apply_schema(url: str) -> TypeInfo | None:
         return vectors.vector_type(conn)
 
 
-def make_pool(settings: Settings, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
+class SweepingCheck:
+    """The pool's ``check`` callable: psycopg_pool's round trip on the connection about to be handed
+    out; when it fails (raised on, so the pool discards it), first :meth:`ConnectionPool.check` of
+    the whole pool, which tests every idle connection at once and replaces the dead ones, as the
+    psycopg maintainers advise after a server restart (psycopg issue #701). Without it the pool
+    tried the dead connections one by one with its growing delay in between."""
+
+    def __init__(self) -> None:
+        self.pool: ConnectionPool | None = None
+
+    def __call__(self, conn: psycopg.Connection) -> None:
+        try:
+            ConnectionPool.check_connection(conn)
+        except Exception as e:
+            log.info("a pooled connection failed its check (%s); checking the pool's idle connections", e)
+            if self.pool is not None:
+                self.pool.check()
+            raise
+
+
+def make_pool(settings: Settings, *, min_size: int = 1, max_size: int = 8, timeout_s: float = 30.0) -> ConnectionPool:
     """A connection pool on the configured (or embedded) Postgres, schema applied.
 
     Rows come back as dicts; embeddings as ``list[float]`` whether their column is ``real[]`` or
-    pgvector's ``vector`` (each connection registers the type, :func:`vectors.configurer`). Raises
-    ``psycopg.OperationalError`` when Postgres is unreachable.
+    pgvector's ``vector`` (each connection registers the type, :func:`vectors.configurer`). A
+    connection is checked before it is handed out (:class:`SweepingCheck`); waiting for one longer
+    than ``timeout_s`` raises ``psycopg_pool.PoolTimeout``. Raises ``psycopg.OperationalError`` when
+    Postgres is unreachable.
     """
     url = embedded.database_url(settings)
     vector_type = apply_schema(url)
-    pool = ConnectionPool(url, min_size=min_size, max_size=max_size, kwargs={"row_factory": dict_row},
-                          configure=vectors.configurer(vector_type), check=ConnectionPool.check_connection, open=True)
+    check = SweepingCheck()
+    pool = ConnectionPool(url, min_size=min_size, max_size=max_size, kwargs={"row_factory": dict_row}, timeout=timeout_s,
+                          configure=vectors.configurer(vector_type), check=check, open=True)
+    check.pool = pool
     pool.wait(timeout=30)
     return pool
 

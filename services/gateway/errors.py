@@ -18,7 +18,7 @@ import logging
 
 import grpc
 import psycopg
-from flask import Flask, jsonify
+from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from .schemas import BodyError
@@ -64,7 +64,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(psycopg.OperationalError)
     def db_down(e: psycopg.OperationalError):
-        log.warning("database unavailable: %s", e)
+        log.warning("database unavailable in %s %s: %s (SQLSTATE %s): %s", request.method, request.path,
+                    type(e).__name__, getattr(e, "sqlstate", None), e)
         return _json(503, "database_unavailable", "The database is not reachable; try again shortly.",
                      headers={"Retry-After": "5"})
 

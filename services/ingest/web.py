@@ -56,7 +56,8 @@ def _http_error(e: HTTPException):
 
 
 def _db_down(e: psycopg.OperationalError):
-    log.warning("database unavailable: %s", e)
+    log.warning("database unavailable in %s %s: %s (SQLSTATE %s): %s", request.method, request.path,
+                type(e).__name__, getattr(e, "sqlstate", None), e)
     return err(503, "database_unavailable", "The database is not reachable; try again shortly.", {"Retry-After": "5"})
 
 

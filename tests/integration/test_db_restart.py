@@ -20,13 +20,18 @@ TERMINATE = ("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
              "WHERE datname = current_database() AND pid <> pg_backend_pid()")
 
 
-def _logged_errors(stack, limit: int = 5) -> list[str]:
-    """The services' ERROR log lines (from ``<data_dir>/logs``), so a failure here explains itself."""
-    lines = []
+def _logged_errors(stack, limit: int = 8) -> list[str]:
+    """The services' ERROR log lines and their warnings of a 503 for the database, then the last
+    three retried lost connections (from ``<data_dir>/logs``), so a failure here explains itself."""
+    lines, retries = [], []
     for log in sorted((stack.settings.data_dir / "logs").glob("*.log")):
-        lines += [f"{log.name}: {line[:1500]}" for line in log.read_text(errors="replace").splitlines()
-                  if '"level": "ERROR"' in line and '"logger": "lecturecopilot.worker"' not in line]
-    return lines[-limit:]
+        for line in log.read_text(errors="replace").splitlines():
+            if ('"level": "ERROR"' in line and '"logger": "lecturecopilot.worker"' not in line) \
+                    or "database unavailable in" in line:
+                lines.append(f"{log.name}: {line[:1500]}")
+            elif "lost the database connection" in line:
+                retries.append(f"{log.name}: {line[:500]}")
+    return lines[-limit:] + retries[-3:]
 
 
 def test_terminated_connections_fail_no_request(stack):
@@ -154,5 +159,33 @@ def test_work_cut_mid_statement_runs_once_more_on_a_new_connection(stack):
         with pytest.raises(psycopg.errors.QueryCanceled):
             timed_out()
         assert backends == [0]  # not a lost connection: not run again
+    finally:
+        pool.close()
+
+
+def test_a_pool_of_dead_connections_hands_out_a_new_one_within_its_timeout(stack):
+    """After a restart every idle connection of a pool is dead. psycopg_pool checks them one at a
+    time with a growing delay between failed checks (1, 2, 4, 8 s), so eight of them outlasted a
+    10 s timeout; the first failed check now sweeps the pool (db.SweepingCheck)."""
+    from lecturecopilot import db
+
+    pool = db.make_pool(stack.settings, min_size=8, max_size=8, timeout_s=10)
+    try:
+        pool.wait(timeout=30)
+        held = [pool.getconn() for _ in range(8)]
+        pids = [c.info.backend_pid for c in held]
+        for c in held:
+            pool.putconn(c)
+        with stack.db() as conn:
+            assert conn.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE pid = ANY(%s)",
+                                (pids,)).fetchone()[0] == 8
+            deadline = time.time() + 10  # until they are gone
+            while conn.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", (pids,)).fetchone()[0]:
+                assert time.time() < deadline
+                time.sleep(0.05)
+        with pool.connection() as conn:
+            assert conn.info.backend_pid not in pids
+            assert conn.execute("SELECT 7 AS n").fetchone()["n"] == 7
+        assert pool.get_stats().get("connections_lost", 0) == 8  # all eight found dead, none handed out
     finally:
         pool.close()
