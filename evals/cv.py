@@ -114,7 +114,7 @@ def collect(extra_lists=None, questions: list[dict] | None = None) -> list[Quest
             out.append(QuestionLists(q["question"], bool(q["covered"]), q.get("form", "dev"),
                                      {n: [(cands[h.point_id], h.score) for h in hits] for n, hits in lists.items()},
                                      gold, [(lecture_of.get(h.lecture_id, 0), h.start_s, h.end_s, getattr(h, "bridge", False)) for h in meta],
-                                     (ev.window, ev.coverage, ev.local)))
+                                     (ev.window, ev.coverage, 0.0)))  # the gate has no 'local' signal any more
         index.close()
         pool.close()
     return out
