@@ -4,6 +4,11 @@ A *sentence* ends at a word ending in ``.``, ``?`` or ``!`` (or at a pause / len
 the transcript has no punctuation). A *segment* is a run of whole sentences of about
 60–90 s: it closes at the first sentence end at or after ``target_s`` (60 s), and never
 grows past ``max_s`` (90 s) unless one sentence alone is longer, which is then cut by words.
+A new slide is a topic shift: it closes the segment before it once that segment is at least
+``min_tail_s`` (20 s) long, so a passage is about one slide rather than the end of one and the
+start of the next (slide transitions as topic boundaries of lecture video, as in lecture video
+segmentation by slide transition detection, e.g. Haubold & Kender, ICME 2005; measured by
+``python -m evals.robustness``).
 """
 
 from __future__ import annotations
@@ -120,34 +125,75 @@ def _said_nearby(slide: str, t_s: float, sentences: Sequence[Sentence], near_s: 
     return any(fuzz.partial_ratio(body, p) >= 90 for p in pairs if len(p) >= 0.8 * len(body))
 
 
+def gap_similarity(vecs, block: int = 3) -> list[float]:
+    """``sim[p]``: cosine between the mean of the ``block`` sentence vectors ending at sentence ``p``
+    and the mean of the ``block`` starting at ``p + 1`` — TextTiling's block comparison (Hearst,
+    Computational Linguistics 23(1), 1997) on sentence embeddings; low means the topic shifts after
+    ``p``. ``vecs``: (sentences × dim); the last gap is 1.0."""
+    import numpy as np
+
+    v = np.asarray(vecs, dtype="float64")
+    out = []
+    for p in range(len(v)):
+        if p + 1 >= len(v):
+            out.append(1.0)
+            continue
+        a, b = v[max(0, p - block + 1):p + 1].mean(axis=0), v[p + 1:p + 1 + block].mean(axis=0)
+        out.append(float(a @ b / ((np.linalg.norm(a) * np.linalg.norm(b)) or 1.0)))
+    return out
+
+
 def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_s: float = 90.0,
-                  min_tail_s: float = 20.0) -> list[Segment]:
+                  min_tail_s: float = 20.0, vecs=None, min_s: float = 40.0) -> list[Segment]:
     """Groups sentences into segments of about ``target_s``..``max_s`` seconds (see module doc).
 
-    A last segment shorter than ``min_tail_s`` joins the previous one when the result stays
-    within ``max_s``. Every segment is at most ``max_s`` long.
+    A slide sentence (``kind == "slide"``: a new slide appears) starts a new segment when the
+    current one already spans ``min_tail_s``. With ``vecs`` (one embedding per sentence), a
+    segment is not closed at ``target_s`` but when it would pass ``max_s``, at the gap between
+    ``min_s`` and ``max_s`` where the topic shifts most (:func:`gap_similarity` lowest). A last
+    segment shorter than ``min_tail_s`` joins the previous one when the result stays within
+    ``max_s``. Every segment is at most ``max_s`` long.
     """
     flat: list[Sentence] = []
-    for s in sentences:
-        flat.extend(_cut_long(s, max_s) if s.end_s - s.start_s > max_s and s.words else [s])
+    owner: list[int] = []
+    for k, s in enumerate(sentences):
+        parts = _cut_long(s, max_s) if s.end_s - s.start_s > max_s and s.words else [s]
+        flat.extend(parts)
+        owner.extend([k] * len(parts))
+    sims = None if vecs is None or not len(flat) else gap_similarity([vecs[k] for k in owner])
     segments: list[Segment] = []
-    cur: list[Sentence] = []
-    for s in flat:
-        if cur and s.end_s - cur[0].start_s > max_s:
-            segments.append(Segment(cur[0].start_s, _end(cur), cur))
-            cur = []
-        cur.append(s)
-        if cur[-1].end_s - cur[0].start_s >= target_s:
-            segments.append(Segment(cur[0].start_s, _end(cur), cur))
+    cur: list[int] = []  # indices into flat
+
+    def emit(ids: list[int]) -> None:
+        sents = [flat[i] for i in ids]
+        segments.append(Segment(sents[0].start_s, _end(sents), sents))
+
+    for idx, s in enumerate(flat):
+        if cur and s.kind == "slide" and s.start_s - flat[cur[0]].start_s >= min_tail_s:
+            keep = len(cur)  # speech starting at the slide's second belongs with the slide
+            while keep > 1 and flat[cur[keep - 1]].start_s >= s.start_s:
+                keep -= 1
+            emit(cur[:keep])
+            cur = cur[keep:]
+        while cur and s.end_s - flat[cur[0]].start_s > max_s:
+            cut = len(cur)
+            if sims is not None:
+                ok = [m for m in range(1, len(cur) + 1) if flat[cur[m - 1]].end_s - flat[cur[0]].start_s >= min_s]
+                cut = min(ok, key=lambda m: sims[cur[m - 1]], default=cut)
+            emit(cur[:cut])
+            cur = cur[cut:]
+        cur.append(idx)
+        if sims is None and flat[cur[-1]].end_s - flat[cur[0]].start_s >= target_s:
+            emit(cur)
             cur = []
     if cur:
-        tail = Segment(cur[0].start_s, _end(cur), cur)
-        if (segments and tail.end_s - tail.start_s < min_tail_s
-                and tail.end_s - segments[-1].start_s <= max_s):
+        tail = [flat[i] for i in cur]
+        if (segments and _end(tail) - tail[0].start_s < min_tail_s
+                and _end(tail) - segments[-1].start_s <= max_s):
             prev = segments[-1]
-            segments[-1] = Segment(prev.start_s, tail.end_s, prev.sentences + tail.sentences)
+            segments[-1] = Segment(prev.start_s, _end(tail), prev.sentences + tail)
         else:
-            segments.append(tail)
+            segments.append(Segment(tail[0].start_s, _end(tail), tail))
     return segments
 
 

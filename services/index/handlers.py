@@ -17,12 +17,13 @@ __all__ = ["index_lecture", "segment_id"]
 log = logging.getLogger(__name__)
 
 
-def _embed_and_chapter(model: str, segments: list[core.Segment], progress) -> LectureIndex:
-    """Embeds segments, sentences, sub-chunks and chapter bullets with ``model`` and cuts chapters."""
+def _embed_and_chapter(model: str, segments: list[core.Segment], progress, sentence_vecs=None) -> LectureIndex:
+    """Embeds segments, sentences (unless ``sentence_vecs`` holds them, in the segments' order),
+    sub-chunks and chapter bullets with ``model`` and cuts chapters."""
     seg_vecs = models.embed(model, [s.text for s in segments])
     progress(0.4)
     flat = [(si, s) for si, seg in enumerate(segments) for s in seg.sentences]
-    sent_vecs = models.embed(model, [s.text for _, s in flat])
+    sent_vecs = models.embed(model, [s.text for _, s in flat]) if sentence_vecs is None else sentence_vecs
     subchunks = core.make_subchunks(segments)
     sub_vecs = models.embed(model, [c.text for c in subchunks])
     offsets, pos = [], 0
@@ -49,9 +50,13 @@ def index_lecture(event: ev.LectureSlidesRead, ctx: StageContext):
         raise PermanentError("The lecture has no transcript to index.")
     sentences = core.merge_slides(core.split_sentences(words),
                                   [(t, slide_sentence(text.splitlines())) for t, text in slides])
-    segments = core.make_segments(sentences)
+    sent_vecs = models.embed(ctx.settings.embed_model, [s.text for s in sentences])
+    segments = core.make_segments(sentences, vecs=sent_vecs)  # cut where the topic shifts
     ctx.progress(0.1)
-    ix = _embed_and_chapter(ctx.settings.embed_model, segments, ctx.progress)
+    in_order = {id(s): k for k, s in enumerate(sentences)}
+    flat = [s for seg in segments for s in seg.sentences]
+    reuse = sent_vecs[[in_order[id(s)] for s in flat]] if all(id(s) in in_order for s in flat) else None
+    ix = _embed_and_chapter(ctx.settings.embed_model, segments, ctx.progress, reuse)
     ctx.progress(0.9)
     store.save_index(ctx.pool, ctx.lecture_id, event.course_id, ix)
     writer = points.writer_for(ctx.settings)

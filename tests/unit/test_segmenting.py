@@ -65,6 +65,39 @@ def test_slides_join_the_sentences_in_time_order_and_segments_span_them():
     assert len(seg) == 1 and seg[0].start_s == 0.0 and seg[0].end_s == 20.0  # a slide never ends a segment early
 
 
+def test_a_new_slide_starts_a_segment_once_the_one_before_spans_20_seconds():
+    from services.index.core import merge_slides
+
+    text = " ".join(f"Sentence {i} goes here." for i in range(30))  # 4 s per sentence, 120 s
+    spoken = split_sentences(words_from(text, rate_s=1.0))
+    slides = [(0.0, "Binary heaps: complete binary trees."), (40.0, "Max-heap property: parent at least child."),
+              (52.0, "Quick aside."), (80.0, "Insert: sift up.")]
+    segs = make_segments(merge_slides(spoken, slides))
+    assert [round(s.start_s) for s in segs] == [0, 40, 80]  # 52 s: 12 s into a segment, no cut
+    assert [[x.start_s for x in s.sentences if x.kind == "slide"] for s in segs] == [[0.0], [40.0, 52.0], [80.0]]
+    assert all(s.sentences[-1].end_s <= nxt.start_s + 0.5 for s, nxt in zip(segs, segs[1:]))
+    assert sum(len(s.sentences) for s in segs) == len(spoken) + 4
+    # without slides the same speech is cut by time alone (60..90 s)
+    assert [round(s.start_s) for s in make_segments(spoken)] == [0, 64]  # the first sentence end past 60 s
+
+
+def test_with_sentence_embeddings_a_segment_ends_where_the_topic_shifts():
+    import numpy as np
+
+    text = " ".join(f"Sentence {i} goes here." for i in range(40))  # 4 s per sentence, 160 s
+    spoken = split_sentences(words_from(text, rate_s=1.0))
+    topic = [0] * 13 + [1] * 15 + [2] * 12  # shifts after 52 s and after 112 s
+    rng = np.random.default_rng(0)
+    vecs = np.stack([np.eye(8)[t] + 0.05 * rng.standard_normal(8) for t in topic])
+    segs = make_segments(spoken, vecs=vecs)
+    assert [round(s.start_s) for s in segs] == [0, 52, 112]
+    assert all(s.end_s - s.start_s <= 90 for s in segs)
+    assert [s for seg in segs for s in seg.sentences] == spoken
+    # a shift before min_s (40 s) is not taken: one topic per 8 s gives segments of 40..90 s
+    choppy = np.stack([np.eye(8)[(i // 2) % 8] for i in range(40)])
+    assert all(40 - 4 <= s.end_s - s.start_s <= 90 for s in make_segments(spoken, vecs=choppy)[:-1])
+
+
 def test_slide_sentence_takes_a_short_first_line_as_title():
     from lecturecopilot.slidetext import slide_sentence
 
