@@ -33,13 +33,14 @@ RRF_K = 60
 class RetrievalConfig:
     """Which lists to fuse and how. The defaults were chosen by 5-fold cross-validation (6 repeats)
     over the 119 covered questions of the MIT 6.006 dev set and the fresh held-out set
-    (``python -m evals.cv``): weighted score fusion with these weights was the choice of 24 of
-    the 30 training splits; its held-out-fold scores are in ``evals/README.md``."""
+    (``python -m evals.cv``), on passages cut where the topic shifts (``services.index.core``):
+    weighted score fusion with these weights was the choice of 17 of the 30 training splits; its
+    held-out-fold scores are in ``evals/README.md``."""
 
     lists: tuple[str, ...] = ("dense", "bm25", "dense_sent", "chargram")
     fusion: str = "weighted"
-    weights: dict = field(default_factory=lambda: {"dense": 1.0, "bm25": 2.0, "dense_sub": 1.0, "bm25_sub": 1.5,
-                                                   "dense_sent": 2.0, "chargram": 0.5, "chapter": 0.4})
+    weights: dict = field(default_factory=lambda: {"dense": 1.0, "bm25": 1.5, "dense_sub": 1.0, "bm25_sub": 1.5,
+                                                   "dense_sent": 2.0, "chargram": 2.0, "chapter": 0.4})
     rerank: bool = False
     rerank_top: int = 12
     rerank_weight: float = 1.0
