@@ -2,8 +2,9 @@
 
 **What user media may be** (one policy, here): a file whose ffprobe ``format_name`` is on
 :data:`CONTAINERS` — the MP4/MOV family (``.mp4``, ``.m4v``, ``.mov``) and Matroska/WebM
-(``.mkv``, ``.webm``). The upload form's ``accept=`` list and ``services/ingest`` take their
-extensions from :data:`VIDEO_EXTENSIONS`, and the README says the same.
+(``.mkv``, ``.webm``). ``services/ingest`` takes its extensions from :data:`VIDEO_EXTENSIONS`, the
+upload form's ``accept=`` list is checked against it (``tests/unit/test_web_units.py``), and the
+README says the same.
 
 **How user media is opened**: every ffprobe/ffmpeg call on it goes through :func:`input_args`
 (or, for the first probe, :data:`_GUARD`): ``-protocol_whitelist file`` (no network, no

@@ -75,7 +75,7 @@ def test_a_new_slide_starts_a_segment_once_the_one_before_spans_20_seconds():
     segs = make_segments(merge_slides(spoken, slides))
     assert [round(s.start_s) for s in segs] == [0, 40, 80]  # 52 s: 12 s into a segment, no cut
     assert [[x.start_s for x in s.sentences if x.kind == "slide"] for s in segs] == [[0.0], [40.0, 52.0], [80.0]]
-    assert all(s.sentences[-1].end_s <= nxt.start_s + 0.5 for s, nxt in zip(segs, segs[1:]))
+    assert all(s.sentences[-1].end_s <= nxt.start_s + 0.5 for s, nxt in zip(segs, segs[1:]))  # slides on sentence starts
     assert sum(len(s.sentences) for s in segs) == len(spoken) + 4
     # without slides the same speech is cut by time alone (60..90 s)
     assert [round(s.start_s) for s in make_segments(spoken)] == [0, 64]  # the first sentence end past 60 s
@@ -96,6 +96,28 @@ def test_with_sentence_embeddings_a_segment_ends_where_the_topic_shifts():
     # a shift before min_s (40 s) is not taken: one topic per 8 s gives segments of 40..90 s
     choppy = np.stack([np.eye(8)[(i // 2) % 8] for i in range(40)])
     assert all(40 - 4 <= s.end_s - s.start_s <= 90 for s in make_segments(spoken, vecs=choppy)[:-1])
+
+
+def test_a_slide_during_a_sentence_leaves_it_before_and_a_merged_tail_keeps_its_end():
+    from services.index.core import Sentence, TimedWord
+
+    def said(a, b, text):
+        return Sentence(a, b, text, [TimedWord(a, b, text)])
+
+    segs = make_segments([said(0, 29, "a."), said(29, 58, "b."), said(58, 85, "c."), Sentence(79, 80, "New", kind="slide")])
+    assert len(segs) == 1 and segs[0].end_s == 85  # the slide's short tail merged back: it ends with "c."
+    segs = make_segments([said(0, 29, "a."), said(29, 58, "b."), said(58, 85, "c."), Sentence(79, 80, "New", kind="slide"),
+                          said(85, 110, "d."), said(110, 130, "e.")])
+    assert [(s.start_s, s.end_s) for s in segs] == [(0, 85), (79, 130)]  # "c." under way stays before: 6 s overlap
+
+
+def test_equal_topic_shifts_cut_nearest_60_seconds():
+    import numpy as np
+
+    text = " ".join(f"Sentence {i} goes here." for i in range(40))
+    spoken = split_sentences(words_from(text, rate_s=1.0))
+    segs = make_segments(spoken, vecs=np.ones((len(spoken), 4)))  # no shift anywhere: every gap ties
+    assert [round(s.start_s) for s in segs] == [0, 60, 120]
 
 
 def test_slide_sentence_takes_a_short_first_line_as_title():

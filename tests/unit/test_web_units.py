@@ -33,3 +33,16 @@ def test_csp_lets_videos_come_from_the_object_store_only_when_there_is_one():
     policy = csp("abc123", "https://media.example.r2.cloudflarestorage.com")
     assert "media-src 'self' https://media.example.r2.cloudflarestorage.com;" in policy
     assert "img-src 'self' data:;" in policy and "connect-src 'self';" in policy  # nothing else widened
+
+
+def test_the_upload_form_accepts_exactly_what_ingest_takes():
+    """The form's ``accept=`` list is written by hand in index.html; ingest's lists are the truth."""
+    import re
+    from pathlib import Path
+
+    from lecturecopilot.media import VIDEO_EXTENSIONS
+    from services.ingest.core import CAPTION_EXTENSIONS
+
+    html = (Path(__file__).resolve().parents[2] / "services/gateway/static/index.html").read_text()
+    accept = re.search(r'id="up-file"[^>]*accept="([^"]+)"', html).group(1).split(",")
+    assert accept == [*VIDEO_EXTENSIONS, *sorted(CAPTION_EXTENSIONS, key=[".vtt", ".srt"].index)]
