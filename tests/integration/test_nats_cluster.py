@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import time
 
 import psycopg
@@ -330,12 +332,19 @@ def test_lectures_in_flight_while_a_node_dies_are_ready_exactly_once(cluster, sy
         lecture_id = r.json()["lecture_id"]
         _wait(lambda: requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()["stage"]
               == "transcribing", 60, "the lecture did not start transcribing")
-        victim = _node_of_client(cluster, "lecture-copilot-transcribe")
-        assert victim is not None, "the transcribe worker is connected to no node"
-        name = cluster.nodes[victim].name
-        assert _move_stream_leader(cluster.url, stream, name) == name  # the worker's node leads the stream too
-        assert requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()["stage"] == "transcribing"
-        cluster.kill(victim)  # SIGKILL: the worker's server and the stream's leader go at once
+        # the worker is held where it is (SIGSTOP) while the stream's leader moves, so the lecture is
+        # still transcribing when the node goes, however fast this machine transcribes
+        worker = int((stack.settings.data_dir / "run" / "transcribe.pid").read_text())
+        os.killpg(worker, signal.SIGSTOP)
+        try:
+            victim = _node_of_client(cluster, "lecture-copilot-transcribe")
+            assert victim is not None, "the transcribe worker is connected to no node"
+            name = cluster.nodes[victim].name
+            assert _move_stream_leader(cluster.url, stream, name) == name  # the worker's node leads the stream too
+            assert requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).json()["stage"] == "transcribing"
+            cluster.kill(victim)  # SIGKILL: the worker's server and the stream's leader go at once
+        finally:
+            os.killpg(worker, signal.SIGCONT)
         r = upload_captions(stack.base, course, headers=stack.admin, title="During election", number=2)
         assert r.status_code == 202, r.text
         second = r.json()["lecture_id"]
