@@ -213,11 +213,13 @@ def _overlap(a: tuple, b: tuple) -> float:
 
 
 def ranks(rows: list[QuestionLists], names: tuple[str, ...], fusion: str, grid: np.ndarray,
-          bridges: bool = True, max_overlap: float = 0.5) -> np.ndarray:
+          bridges: bool = True, max_overlap: float = 0.5, adjust=None) -> np.ndarray:
     """(questions × weightings): rank of the first hit in the top 6 under each weighting of
     ``grid`` (weightings × lists), 0 for a miss. As ``retrieve.retrieve`` does: without
     ``bridges`` the bridge passages are not candidates; a candidate overlapping a better-ranked
-    result by more than ``max_overlap`` of the shorter is skipped."""
+    result by more than ``max_overlap`` of the shorter is skipped. ``adjust(q, fused)`` may
+    re-score the fused column (candidates,) before ranking (a post-fusion candidate such as
+    ``evals.cv_lecture_prior``'s); a candidate the lists scored 0 stays out either way."""
     out = np.zeros((len(rows), len(grid)), dtype="int32")
     for i, q in enumerate(rows):
         gold = np.asarray(q.gold, dtype=bool)
@@ -228,8 +230,9 @@ def ranks(rows: list[QuestionLists], names: tuple[str, ...], fusion: str, grid: 
         fused[~keep] = -np.inf
         for w in range(fused.shape[1]):
             chosen: list[int] = []
-            for c in np.argsort(-fused[:, w], kind="stable"):
-                if not np.isfinite(fused[c, w]) or fused[c, w] <= 0:
+            final = fused[:, w] if adjust is None else np.where(fused[:, w] > 0, adjust(q, fused[:, w]), fused[:, w])
+            for c in np.argsort(-final, kind="stable"):
+                if not np.isfinite(final[c]) or fused[c, w] <= 0:
                     break
                 if any(_overlap(q.spans[c], q.spans[d]) > max_overlap for d in chosen):
                     continue

@@ -21,22 +21,16 @@ import json
 
 import numpy as np
 
-from evals.cv import CACHE, LISTS, _overlap, cross_validate, feature_matrix, load, metrics
+from evals.cv import CACHE, LISTS, cross_validate, load, metrics, ranks
 from services.ask.retrieve import RetrievalConfig
 
 GRID = [(mu, nu) for mu in (0.0, 0.05, 0.1, 0.2, 0.3, 0.5) for nu in (0.0, 0.1, 0.2, 0.3, 0.5)]
 
 
-def first_hit_ranks(rows, mu: float, nu: float, max_overlap: float = 0.5) -> np.ndarray:
-    """Rank (1–6) of each question's first hit under the default weights plus the two terms; 0 = miss."""
-    weights = RetrievalConfig().weights
-    wv = np.asarray([weights.get(n, 0.0) for n in LISTS])
-    out = np.zeros(len(rows), dtype="int32")
-    for i, q in enumerate(rows):
-        gold = np.asarray(q.gold, dtype=bool)
-        if not gold.any():
-            continue
-        fused = feature_matrix(q, LISTS, "weighted") @ wv
+def adjusted(mu: float, nu: float):
+    """The ``adjust`` hook of :func:`evals.cv.ranks` that adds the lecture prior (``mu``) and the
+    neighbour context (``nu``) to a question's fused scores."""
+    def adjust(q, fused: np.ndarray) -> np.ndarray:
         lecture = [sp[0] for sp in q.spans]
         final = fused.copy()
         if mu:
@@ -51,17 +45,15 @@ def first_hit_ranks(rows, mu: float, nu: float, max_overlap: float = 0.5) -> np.
                     if c != d and a[0] == b[0] and (abs(a[2] - b[1]) < 2 or abs(b[2] - a[1]) < 2):
                         near[c] = max(near[c], fused[d])
             final += nu * near
-        chosen: list[int] = []
-        for c in np.argsort(-final, kind="stable"):
-            if fused[c] <= 0 or any(_overlap(q.spans[c], q.spans[d]) > max_overlap for d in chosen):
-                continue
-            chosen.append(int(c))
-            if gold[c]:
-                out[i] = len(chosen)
-                break
-            if len(chosen) == 6:
-                break
-    return out
+        return final
+    return adjust
+
+
+def first_hit_ranks(rows, mu: float, nu: float) -> np.ndarray:
+    """Rank (1–6) of each question's first hit under the default weights plus the two terms; 0 = miss."""
+    weights = RetrievalConfig().weights
+    grid = np.asarray([[weights.get(n, 0.0) for n in LISTS]], dtype="float64")
+    return ranks(rows, LISTS, "weighted", grid, adjust=adjusted(mu, nu))[:, 0]
 
 
 def main() -> None:
