@@ -1,7 +1,8 @@
 """``lecture-copilot`` (or ``python -m lecturecopilot.cli``): run and operate the stack.
 
 Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL``,
-``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``, ``migrate-vectors``.
+``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``, ``migrate-vectors``,
+``reindex [--course ID] [--lecture ID]``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import sys
 from .media import CONTAINERS_LABEL
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="lecture-copilot", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("up", help="start embedded stores and all services")
@@ -30,7 +31,16 @@ def main(argv: list[str] | None = None) -> int:
     proc.add_argument("--language", default="", help="spoken language code, e.g. en (default: detect)")
     proc.add_argument("--no-wait", action="store_true", help="queue it and return")
     sub.add_parser("migrate-vectors", help="convert a database's real[] embedding columns to pgvector's vector(384)")
-    args = parser.parse_args(argv)
+    reidx = sub.add_parser("reindex", help="rebuild the passages of ready lectures from their transcripts, in place "
+                                           "(after an upgrade that changes how passages are cut)")
+    reidx.add_argument("--course", help="only this course's lectures (its id)")
+    reidx.add_argument("--lecture", help="only this lecture (its id)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs one command (see the module doc); returns its exit code."""
+    args = _parser().parse_args(argv)
 
     from .settings import get_settings
 
@@ -59,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
 
         for table, what in vectors.convert_columns(embedded.database_url(settings)).items():
             print(f"{table}: {what}")
+    elif args.cmd == "reindex":
+        from services.index.commands import reindex_command
+
+        return reindex_command(settings, args.course, args.lecture)
     elif args.cmd == "mint-token":
         from services.gateway.auth import mint_token
 

@@ -2,32 +2,21 @@
 ready/failed notices from ``lecture.indexed`` and ``lecture.failed``).
 
 ``python -m services.index write-points [--course ID]``: with ``QDRANT_URL`` set, writes the points
-of every ready lecture (or one course's) to the Qdrant server, e.g. after pointing at a new server."""
+of every ready lecture (or one course's) to the Qdrant server, e.g. after pointing at a new server.
+
+``python -m services.index reindex [--course ID] [--lecture ID]``: rebuilds the passages of ready
+lectures from their stored transcripts, in place (after an upgrade that changes how passages are cut;
+:mod:`services.index.reindex`)."""
 
 import argparse
 import sys
 
-from lecturecopilot import bus, db
+from lecturecopilot import bus
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.settings import Settings, get_settings
 from lecturecopilot.worker import Stage, run
 
-from . import handlers, notify, points
-
-
-def _write_points(course_id: str | None) -> int:
-    settings = get_settings()
-    writer = points.writer_for(settings)
-    if writer is None:
-        print("QDRANT_URL is not set: each ask process builds its own shard from Postgres", file=sys.stderr)
-        return 2
-    pool = db.make_pool(settings, max_size=2)
-    try:
-        lectures, n = points.write_all_points(pool, writer, course_id)
-    finally:
-        pool.close()
-    print(f"wrote {n} points of {lectures} lectures to {writer.collection}")
-    return 0
+from . import commands, handlers, notify
 
 
 def stages(settings: Settings) -> list[Stage]:
@@ -40,12 +29,15 @@ def stages(settings: Settings) -> list[Stage]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m services.index")
-    parser.add_argument("command", nargs="?", choices=["serve", "write-points"], default="serve")
-    parser.add_argument("--course", help="write-points: only this course's lectures")
+    parser.add_argument("command", nargs="?", choices=["serve", "write-points", "reindex"], default="serve")
+    parser.add_argument("--course", help="write-points, reindex: only this course's lectures (its id)")
+    parser.add_argument("--lecture", help="reindex: only this lecture (its id)")
     args = parser.parse_args()
-    if args.command == "write-points":
-        sys.exit(_write_points(args.course))
     settings = get_settings()
+    if args.command == "write-points":
+        sys.exit(commands.write_points_command(settings, args.course))
+    if args.command == "reindex":
+        sys.exit(commands.reindex_command(settings, args.course, args.lecture))
     run(stages(settings), health_port=settings.health_port_index, name="index")
 
 

@@ -44,33 +44,71 @@ def transcript(pool: ConnectionPool, lecture_id: str) -> tuple[list[core.TimedWo
     return [core.TimedWord(r["start_s"], r["end_s"], r["word"]) for r in rows], [(r["start_s"], r["text"]) for r in slides]
 
 
+def _replace_rows(conn, lecture_id: str, course_id: str, ix: LectureIndex) -> None:
+    for table in ("segments", "sentences", "subchunks", "chapters"):
+        conn.execute(f"DELETE FROM {table} WHERE lecture_id=%s", (lecture_id,))
+    with conn.cursor() as cur:
+        cur.executemany(
+            "INSERT INTO segments (id, lecture_id, course_id, idx, start_s, end_s, text, embedding) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+            [(segment_id(lecture_id, i), lecture_id, course_id, i, s.start_s, s.end_s, s.text,
+              ix.seg_vecs[i].tolist()) for i, s in enumerate(ix.segments)])
+        cur.executemany(
+            "INSERT INTO sentences (lecture_id, idx, segment_idx, start_s, end_s, text, embedding, kind) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
+            [(lecture_id, j, si, s.start_s, s.end_s, s.text, ix.sent_vecs[j].tolist(), s.kind)
+             for j, (si, s) in enumerate(ix.flat)])
+        cur.executemany(
+            "INSERT INTO subchunks (lecture_id, idx, segment_idx, start_s, end_s, text, embedding) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+            [(lecture_id, j, c.segment_idx, c.start_s, c.end_s, c.text, ix.sub_vecs[j].tolist())
+             for j, c in enumerate(ix.subchunks)])
+        cur.executemany(
+            "INSERT INTO chapters (lecture_id, idx, start_s, end_s, title, bullets, bullet_embeddings) "
+            "VALUES (%s,%s,%s,%s,%s,%s,%s)",
+            [(lecture_id, j, c.start_s, c.end_s, c.title, json.dumps(c.bullets), json.dumps(ix.bullet_vecs[j]))
+             for j, c in enumerate(ix.chapters)])
+
+
 def save_index(pool: ConnectionPool, lecture_id: str, course_id: str, ix: LectureIndex) -> None:
     """Replaces the lecture's segments, sentences, sub-chunks and chapters with ``ix`` in one transaction
     (the lecture's state is left as it is: :func:`mark_ready` follows)."""
     with pool.connection() as conn, conn.transaction():
-        for table in ("segments", "sentences", "subchunks", "chapters"):
-            conn.execute(f"DELETE FROM {table} WHERE lecture_id=%s", (lecture_id,))
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO segments (id, lecture_id, course_id, idx, start_s, end_s, text, embedding) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
-                [(segment_id(lecture_id, i), lecture_id, course_id, i, s.start_s, s.end_s, s.text,
-                  ix.seg_vecs[i].tolist()) for i, s in enumerate(ix.segments)])
-            cur.executemany(
-                "INSERT INTO sentences (lecture_id, idx, segment_idx, start_s, end_s, text, embedding, kind) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s,%s)",
-                [(lecture_id, j, si, s.start_s, s.end_s, s.text, ix.sent_vecs[j].tolist(), s.kind)
-                 for j, (si, s) in enumerate(ix.flat)])
-            cur.executemany(
-                "INSERT INTO subchunks (lecture_id, idx, segment_idx, start_s, end_s, text, embedding) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
-                [(lecture_id, j, c.segment_idx, c.start_s, c.end_s, c.text, ix.sub_vecs[j].tolist())
-                 for j, c in enumerate(ix.subchunks)])
-            cur.executemany(
-                "INSERT INTO chapters (lecture_id, idx, start_s, end_s, title, bullets, bullet_embeddings) "
-                "VALUES (%s,%s,%s,%s,%s,%s,%s)",
-                [(lecture_id, j, c.start_s, c.end_s, c.title, json.dumps(c.bullets), json.dumps(ix.bullet_vecs[j]))
-                 for j, c in enumerate(ix.chapters)])
+        _replace_rows(conn, lecture_id, course_id, ix)
+
+
+def reindex_targets(pool: ConnectionPool, course_id: str | None = None,
+                    lecture_id: str | None = None) -> list[dict]:
+    """The ready lectures a re-index would rebuild (of ``course_id`` and/or just ``lecture_id``; all
+    when both are None), oldest first: ``id``, ``course_id``, ``number``, ``title``, ``generation``
+    and ``passages`` (their segment count now)."""
+    with pool.connection() as conn:
+        return conn.execute(
+            "SELECT l.id::text AS id, l.course_id::text AS course_id, l.number, l.title, l.generation, "
+            "(SELECT count(*) FROM segments s WHERE s.lecture_id=l.id) AS passages FROM lectures l "
+            "WHERE l.status='ready' AND l.indexed_at IS NOT NULL "
+            "AND (%s::uuid IS NULL OR l.course_id=%s::uuid) AND (%s::uuid IS NULL OR l.id=%s::uuid) "
+            "ORDER BY l.created_at, l.id", (course_id, course_id, lecture_id, lecture_id)).fetchall()
+
+
+def save_reindex(pool: ConnectionPool, lecture_id: str, generation: int, ix: LectureIndex) -> bool:
+    """Replaces a ready lecture's rows with ``ix`` in one transaction, holding the lecture's row
+    (``FOR UPDATE``) so no state change interleaves. The lecture stays ``ready`` and its
+    ``indexed_at`` is left alone (:func:`touch_indexed` follows). Returns False, writing nothing,
+    when the lecture is gone, no longer ready or was retried since (``generation`` differs)."""
+    with pool.connection() as conn, conn.transaction():
+        row = conn.execute("SELECT course_id::text AS course_id FROM lectures WHERE id=%s AND status='ready' "
+                           "AND generation=%s FOR UPDATE", (lecture_id, generation)).fetchone()
+        if row is None:
+            return False
+        _replace_rows(conn, lecture_id, row["course_id"], ix)
+        return True
+
+
+def touch_indexed(pool: ConnectionPool, lecture_id: str) -> None:
+    """Sets a ready lecture's ``indexed_at`` to now, so every ask process reloads it at its next sync."""
+    with pool.connection() as conn:
+        conn.execute("UPDATE lectures SET indexed_at=clock_timestamp() WHERE id=%s AND status='ready'", (lecture_id,))
 
 
 def mark_ready(pool: ConnectionPool, lecture_id: str) -> None:

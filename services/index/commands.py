@@ -1,0 +1,65 @@
+"""The index service's operator commands (``python -m services.index write-points|reindex``, and
+``lecture-copilot reindex``): each parses nothing itself, calls one use case and prints its outcome.
+Exit codes: 0 done, 1 some lecture failed or was skipped, 2 refused before any work."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+from lecturecopilot import db
+from lecturecopilot.settings import Settings
+
+from . import points
+from .reindex import Reindexed, reindex_lectures
+
+
+def _uuid_or_none(value: str | None, flag: str) -> str | None:
+    if value is None:
+        return None
+    try:
+        return str(uuid.UUID(value))
+    except ValueError:
+        raise SystemExit(f"{flag} must be an id (a UUID such as 3f2b…), not {value!r}") from None
+
+
+def write_points_command(settings: Settings, course: str | None) -> int:
+    """With ``QDRANT_URL`` set, writes the points of every ready lecture (or one course's) to the
+    Qdrant server, e.g. after pointing at a new server."""
+    course_id = _uuid_or_none(course, "--course")
+    writer = points.writer_for(settings)
+    if writer is None:
+        print("QDRANT_URL is not set: each ask process builds its own shard from Postgres", file=sys.stderr)
+        return 2
+    pool = db.make_pool(settings, max_size=2)
+    try:
+        lectures, n = points.write_all_points(pool, writer, course_id)
+    finally:
+        pool.close()
+    print(f"wrote {n} points of {lectures} lectures to {writer.collection}")
+    return 0
+
+
+def _line(i: int, n: int, r: Reindexed) -> None:
+    what = (f"skipped: {r.skipped}" if r.skipped
+            else f"{r.passages_before} → {r.passages_after} passages")
+    print(f"[{i}/{n}] L{r.number} {r.title!r} ({r.lecture_id}): {what} ({r.seconds:.1f} s)", flush=True)
+
+
+def reindex_command(settings: Settings, course: str | None, lecture: str | None) -> int:
+    """Re-indexes the ready lectures (all, one course's, or one) in place, printing a line per lecture
+    as it finishes and a summary (:func:`services.index.reindex.reindex_lectures`)."""
+    course_id, lecture_id = _uuid_or_none(course, "--course"), _uuid_or_none(lecture, "--lecture")
+    pool = db.make_pool(settings, max_size=2)
+    try:
+        done = reindex_lectures(pool, settings.embed_model, points.writer_for(settings),
+                                course_id=course_id, lecture_id=lecture_id, report=_line)
+    finally:
+        pool.close()
+    if not done:
+        print("no ready lecture matched: nothing to re-index", file=sys.stderr)
+        return 2 if (course_id or lecture_id) else 0
+    skipped = sum(1 for r in done if r.skipped)
+    print(f"re-indexed {len(done) - skipped} of {len(done)} lectures"
+          + (f"; {skipped} skipped (see above)" if skipped else ""))
+    return 1 if skipped else 0
