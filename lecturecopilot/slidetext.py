@@ -7,20 +7,44 @@ import re
 from typing import Sequence
 
 
+# A list marker at the start of a slide line: layout, never a word (Unicode bullets, and a hyphen,
+# en/em dash or asterisk followed by a space).
+_BULLET = re.compile(r"^\s*(?:[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25cf\u25cb\u25a0\u25a1\u25e6\u00b7\u27a2\u2794\u25b8\u25ba]\s*"
+                     r"|[-\u2013\u2014*]\s+)")
+
+
+def strip_bullet(line: str) -> tuple[bool, str]:
+    """``(True, "Insert: sift up")`` for ``"• Insert: sift up"`` (a list marker dropped);
+    ``(False, line.strip())`` for a line without one."""
+    m = _BULLET.match(line)
+    return (True, line[m.end():].strip()) if m else (False, line.strip())
+
+
 def slide_sentence(lines: Sequence[str]) -> str:
     """OCR'd lines of one slide (top to bottom) as one sentence-like string.
 
     ``["Radix Sort", "Sort digit by digit"]`` → ``"Radix Sort: Sort digit by digit."``: a short
     first line (≤ 8 words) followed by more lines is taken as the title; otherwise the lines are
-    joined with spaces. Returns "" for no text.
+    joined with spaces. List markers are dropped (:func:`strip_bullet`) and each bulleted item of
+    the body ends at a "; " (a line without a marker continues the item above it, as a wrapped line
+    does): ``["Heaps", "• Insert: sift up", "• Extract-max:", "sift down"]`` → ``"Heaps: Insert:
+    sift up; Extract-max: sift down."``. Returns "" for no text.
     """
-    lines = [ln.strip() for ln in lines if ln and ln.strip()]
-    if not lines:
+    marked = [strip_bullet(ln) for ln in lines if ln and ln.strip()]
+    marked = [(bullet, text) for bullet, text in marked if text]
+    if not marked:
         return ""
-    if len(lines) > 1 and len(lines[0].split()) <= 8:
-        out = f"{lines[0].rstrip(':.')}: {' '.join(lines[1:])}"
-    else:
-        out = " ".join(lines)
+    title = ""
+    if len(marked) > 1 and not marked[0][0] and len(marked[0][1].split()) <= 8:
+        title, marked = marked[0][1].rstrip(":."), marked[1:]
+    items: list[str] = []
+    for bullet, text in marked:
+        if bullet or not items:
+            items.append(text)
+        else:  # a wrapped line goes on with the item above it
+            items[-1] = f"{items[-1]} {text}"
+    body = "; ".join(i.rstrip(";,") for i in items)
+    out = f"{title}: {body}" if title else body
     return out if out.endswith((".", "?", "!")) else out + "."
 
 

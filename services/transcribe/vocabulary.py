@@ -25,6 +25,8 @@ from typing import Sequence
 
 import wordfreq
 
+from lecturecopilot.slidetext import strip_bullet
+
 # Whisper's prompt holds at most 223 tokens (n_text_ctx // 2 - 1, openai/whisper decoding.py); English
 # text runs at about 4 characters a token, and a prompt of a few sentences is what the model was
 # trained to continue, so prompts are kept well under the cap.
@@ -90,14 +92,16 @@ def is_prose(line: str) -> bool:
 
 
 def prompt_text(slide_text: str) -> str:
-    """What of a slide's text (lines separated by newlines) goes into a prompt: every line as it is,
-    except a line of prose (:func:`is_prose`), which gives only its rare terms (:func:`course_terms`);
-    the lines that are left, newline-separated ("" when none)."""
+    """What of a slide's text (lines separated by newlines) goes into a prompt: every line without
+    its list marker (:func:`lecturecopilot.slidetext.strip_bullet`), except a line of prose
+    (:func:`is_prose`), which gives only its rare terms (:func:`course_terms`); the lines that are
+    left, newline-separated ("" when none)."""
     out: list[str] = []
-    for line in slide_text.splitlines():
+    for raw in slide_text.splitlines():
+        line = strip_bullet(raw)[1]  # a list marker is layout: Whisper copies a "•" of its prompt into the text
         if is_prose(line):
             out.extend(course_terms([line], limit=8))
-        elif line.strip():
+        elif line:
             out.append(line)
     return "\n".join(out)
 

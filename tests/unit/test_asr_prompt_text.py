@@ -25,3 +25,11 @@ def test_the_prompt_holds_the_slides_terms_not_their_sentences():
     first = vocab.prompt(0.0, 29.0)
     assert "Chaining" in first and "idea" not in first and "right" not in first
     assert "Linear probing" in vocab.prompt(31.0, 59.0)
+
+
+def test_list_markers_stay_out_of_the_prompt():
+    """Whisper copies what its prompt holds: a "•" there came back inside a transcribed sentence."""
+    text = prompt_text("Bloom filters\n• Counting Bloom filter: small counters\n\u25aa Double hashing: h1 + i·h2\n- k hash functions")
+    assert text == "Bloom filters\nCounting Bloom filter: small counters\nDouble hashing: h1 + i·h2\nk hash functions"
+    prompt = Vocabulary(slides=[SlideText(0.0, 30.0, "Heaps\n• Insert: sift up")]).prompt(0.0, 29.0)
+    assert "\u2022" not in prompt and "Insert: sift up" in prompt
