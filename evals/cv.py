@@ -27,6 +27,7 @@ import random
 import statistics
 import sys
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,26 +71,42 @@ def question_set(name: str) -> list[dict]:
             and (not q["covered"] or q.get("gold_start_s") is not None)]
 
 
+@contextmanager
+def dev_course_index(name: str = "MIT 6.006 (cv)"):
+    """The dev course loaded through a throw-away stack (the product's captions path) and an
+    embedded search index synced with it: yields ``(index, course_id, lecture_of)`` where
+    ``lecture_of`` maps lecture id → lecture number. Everything is removed on exit."""
+    from lecturecopilot import db
+    from lecturecopilot.settings import Settings
+    from lecturecopilot.stack import ephemeral
+    from services.ask.search_index import EmbeddedSearchIndex
+
+    by_lecture, titles, _ = load_dev_set()
+    with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
+        course, ids = upload_course(eph, name, by_lecture, titles)
+        settings = Settings()
+        pool = db.make_pool(settings, max_size=2)
+        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-cv", pool, profile=settings.search_profile)
+        try:
+            index.sync_course(course)
+            yield index, course, {lid: no for no, lid in ids.items()}
+        finally:
+            index.close()
+            pool.close()
+
+
 def collect(extra_lists=None, questions: list[dict] | None = None) -> list[QuestionLists]:
     """Loads the dev course through a throw-away stack and computes every question's lists
     (``questions``: default the dev set). ``extra_lists(index, course_id, query, qvec, lists) ->
     dict[name, list[Hit]]`` may add lists."""
-    from lecturecopilot import db, models
+    from lecturecopilot import models
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
     from services.ask import gate, retrieve, spelling
-    from services.ask.search_index import EmbeddedSearchIndex
 
-    by_lecture, titles, dev = load_dev_set()
-    questions = dev if questions is None else questions
+    questions = question_set("dev") if questions is None else questions
     out: list[QuestionLists] = []
-    with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
-        course, ids = upload_course(eph, "MIT 6.006 (cv)", by_lecture, titles)
-        lecture_of = {lid: no for no, lid in ids.items()}
-        settings = Settings()
-        pool = db.make_pool(settings, max_size=2)
-        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-cv", pool, profile=settings.search_profile)
-        index.sync_course(course)
+    settings = Settings()
+    with dev_course_index() as (index, course, lecture_of):
         vocab = index.course_vocabulary(course)  # searched as ask searches: spelling, then no request framing
         corrected = [spelling.correct(q["question"], vocab) for q in questions]
         searched = [gate.request_topic(c) for c in corrected]
@@ -115,8 +132,6 @@ def collect(extra_lists=None, questions: list[dict] | None = None) -> list[Quest
                                      {n: [(cands[h.point_id], h.score) for h in hits] for n, hits in lists.items()},
                                      gold, [(lecture_of.get(h.lecture_id, 0), h.start_s, h.end_s, getattr(h, "bridge", False)) for h in meta],
                                      (ev.window, ev.coverage, 0.0)))  # the gate has no 'local' signal any more
-        index.close()
-        pool.close()
     return out
 
 

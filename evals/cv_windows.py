@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.cv import CACHE, question_set
-from evals.retrieval import RESULTS, load_dev_set, upload_course
+from evals.cv import CACHE, dev_course_index, question_set
+from evals.retrieval import RESULTS
 
 PENALTIES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
 LEX_WEIGHTS = (0.0, 0.05, 0.1, 0.2, 0.3, 0.5)
@@ -60,21 +60,13 @@ def _runs(sents, vecs, qvec, tokens, idf, total, query_tokens):
 
 def collect(questions: list[dict]) -> list[dict]:
     """Per question: ``runs`` = [(rank, cos, lex, inside)] over the product's top 3 passages."""
-    from lecturecopilot import db, models
+    from lecturecopilot import models
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
     from services.ask import gate, retrieve, spelling
-    from services.ask.search_index import EmbeddedSearchIndex
 
-    by_lecture, titles, _ = load_dev_set()
     out = []
-    with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
-        course, ids = upload_course(eph, "MIT 6.006 (cv windows)", by_lecture, titles)
-        lecture_of = {lid: no for no, lid in ids.items()}
-        settings = Settings()
-        pool = db.make_pool(settings, max_size=2)
-        index = EmbeddedSearchIndex(Path(tmp) / "qdrant-cvw", pool, profile=settings.search_profile)
-        index.sync_course(course)
+    settings = Settings()
+    with dev_course_index("MIT 6.006 (cv windows)") as (index, course, lecture_of):
         vocab = index.course_vocabulary(course)
         n, df = index.course_df(course)
         for q in questions:
@@ -97,8 +89,6 @@ def collect(questions: list[dict]) -> list[dict]:
                     inside = same and any(q["gold_start_s"] <= s.start_s <= q["gold_end_s"] for s in sents[i:j])
                     runs.append((rank, cos, lex, bool(inside), peak, j - i, i, len(sents), p.score))
             out.append({"question": q["question"], "form": q.get("form", "dev"), "runs": runs})
-        index.close()
-        pool.close()
     return out
 
 
