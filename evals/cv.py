@@ -146,6 +146,19 @@ def load(path: Path) -> list[QuestionLists]:
             for r in json.loads(path.read_text())]
 
 
+def splits(n: int, folds: int = 5, repeats: int = 6, seed: int = 1):
+    """``folds`` × ``repeats`` (train, test) index lists over ``n`` items: each repeat shuffles once
+    (``random.Random(seed)``, one stream for all repeats) and deals fold f every folds-th item."""
+    rnd = random.Random(seed)
+    for _ in range(repeats):
+        order = list(range(n))
+        rnd.shuffle(order)
+        for f in range(folds):
+            test = order[f::folds]
+            held_out = set(test)
+            yield [i for i in order if i not in held_out], test
+
+
 def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: int = 1,
             local_weights: tuple[float, ...] = (0.0,)) -> dict:
     """The relevance gate's weights and threshold (answer when window + w_c × coverage + w_l × local ≥
@@ -162,21 +175,15 @@ def gate_cv(rows: list[QuestionLists], folds: int = 5, repeats: int = 4, seed: i
     covered = np.asarray([q.covered for q in rows])
     answer = np.stack([win + w * cov + l * loc >= t for w, l, t in combos], axis=1)  # questions × combos
     right = answer == covered[:, None]
-    rnd = random.Random(seed)
     held, chosen = [], []
-    for _ in range(repeats):
-        order = list(range(len(rows)))
-        rnd.shuffle(order)
-        for f in range(folds):
-            test = set(order[f::folds])
-            train = [i for i in order if i not in test]
-            acc = right[train].mean(axis=0)
-            best = max(range(len(combos)), key=lambda c: (acc[c], combos[c][2]))
-            chosen.append(combos[best])
-            t = sorted(test)
-            held.append({"right_call": float(right[t, best].mean()),
-                         "covered_declined": float((~answer[t, best] & covered[t]).sum() / max(1, covered[t].sum())),
-                         "uncovered_declined": float((~answer[t, best] & ~covered[t]).sum() / max(1, (~covered[t]).sum()))})
+    for train, test in splits(len(rows), folds, repeats, seed):
+        acc = right[train].mean(axis=0)
+        best = max(range(len(combos)), key=lambda c: (acc[c], combos[c][2]))
+        chosen.append(combos[best])
+        t = sorted(test)
+        held.append({"right_call": float(right[t, best].mean()),
+                     "covered_declined": float((~answer[t, best] & covered[t]).sum() / max(1, covered[t].sum())),
+                     "uncovered_declined": float((~answer[t, best] & ~covered[t]).sum() / max(1, (~covered[t]).sum()))})
     common = max(set(chosen), key=chosen.count)
     return {"mean": {k: statistics.mean(h[k] for h in held) for k in held[0]},
             "sd": {k: statistics.pstdev(h[k] for h in held) for k in held[0]},
@@ -273,16 +280,10 @@ def cross_validate(rank_matrix: np.ndarray, folds: int = 5, repeats: int = 4, se
     rr = np.where(rank_matrix > 0, 1.0 / np.maximum(rank_matrix, 1), 0.0)
     held: list[dict] = []
     chosen: list[int] = []
-    rnd = random.Random(seed)
-    for _ in range(repeats):
-        order = list(range(n))
-        rnd.shuffle(order)
-        for f in range(folds):
-            test = order[f::folds]
-            train = [i for i in order if i not in set(test)]
-            best = int(rr[train].mean(axis=0).argmax())
-            chosen.append(best)
-            held.append(metrics(rank_matrix[test, best]))
+    for train, test in splits(n, folds, repeats, seed):
+        best = int(rr[train].mean(axis=0).argmax())
+        chosen.append(best)
+        held.append(metrics(rank_matrix[test, best]))
     keys = held[0].keys()
     return {"mean": {k: statistics.mean(h[k] for h in held) for k in keys},
             "sd": {k: statistics.pstdev(h[k] for h in held) for k in keys},

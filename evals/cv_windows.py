@@ -27,7 +27,6 @@ import argparse
 import itertools
 import json
 import math
-import random
 import statistics
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from evals.cv import CACHE, dev_course_index, question_set
+from evals.cv import CACHE, dev_course_index, question_set, splits
 from evals.retrieval import RESULTS
 
 PENALTIES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
@@ -106,18 +105,12 @@ def chosen_inside(rows: list[dict], grid: list[tuple[float, float]]) -> np.ndarr
 
 
 def cross_validate(m: np.ndarray, grid, folds=5, repeats=6, seed=1) -> dict:
+    """Chooses a rule (a column of ``m``) on k−1 folds and scores it on the fold left out."""
     held, chosen = [], []
-    rnd = random.Random(seed)
-    n = m.shape[0]
-    for _ in range(repeats):
-        order = list(range(n))
-        rnd.shuffle(order)
-        for f in range(folds):
-            test = order[f::folds]
-            train = [i for i in order if i not in set(test)]
-            best = int(m[train].mean(axis=0).argmax())
-            chosen.append(grid[best])
-            held.append(float(m[test, best].mean()))
+    for train, test in splits(m.shape[0], folds, repeats, seed):
+        best = int(m[train].mean(axis=0).argmax())
+        chosen.append(grid[best])
+        held.append(float(m[test, best].mean()))
     common = max(set(chosen), key=chosen.count)
     return {"cv_mean": statistics.mean(held), "cv_sd": statistics.pstdev(held),
             "most_chosen": {"rank_penalty": common[0], "lex_weight": common[1], "times": chosen.count(common),
