@@ -16,6 +16,7 @@ from lecturecopilot.labels import citation_label
 from .disfluency import clean
 from .retrieve import Passage, best_window
 from .search_index import EmbeddedSearchIndex
+from .slidequote import slide_excerpt
 
 DECLINE_TEXT = "Not covered in these lectures."
 
@@ -205,52 +206,6 @@ def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query
         taken.add(key)
         have += _words([s])
     return out
-
-
-SLIDE_WORDS = 20  # a slide quoted in an answer: its title and at most this many words of its text
-
-
-# where a slide's item ends: "; " between bullets, or a sentence's ". " before a capital — not the dots
-# of "a.k.a. prefix tree" or "e.g. Dijkstra"
-_ITEM_END = re.compile(r"(?<=;)\s+|(?<=[A-Za-z0-9)]{2}\.)\s+(?=[A-Z])")
-
-
-def _top_level_commas(text: str) -> list[str]:
-    """``text`` split at the commas outside brackets: "G = (V, E), weighted" → ["G = (V, E)", "weighted"]."""
-    parts, depth, cur = [], 0, []
-    for k, ch in enumerate(text):
-        depth += ch in "([{"
-        depth -= ch in ")]}" and depth > 0
-        if ch == "," and depth == 0 and text[k + 1:k + 2] == " ":
-            parts.append("".join(cur).strip())
-            cur = []
-        else:
-            cur.append(ch)
-    parts.append("".join(cur).strip())
-    return [p for p in parts if p]
-
-
-def slide_excerpt(text: str, query: str, max_words: int = SLIDE_WORDS) -> str:
-    """A slide in an answer, shown as a slide: ``On the slide “Title”: “…”`` with the one item of its
-    text (the slide's lines end at "; " or ". ", :func:`lecturecopilot.slidetext.slide_sentence`)
-    sharing most words with ``query``; an item over ``max_words`` words gives its clause (split at
-    commas outside brackets) sharing most, cut at ``max_words`` — never the whole slide as one
-    run-on sentence, never a clause cut inside brackets ("G = (V, E)")."""
-    title, _, body = text.partition(": ")
-    if not body:
-        title, body = "", text
-    want = set(re.findall(r"[a-z0-9]+", query.lower()))
-
-    def best(units: list[str]) -> str:
-        return max(units, key=lambda c: len(want & set(re.findall(r"[a-z0-9]+", c.lower()))))
-
-    items = [c.strip() for c in _ITEM_END.split(body.strip().rstrip(".")) if c.strip()]
-    chosen = best(items or [body]).rstrip(".;,")
-    if len(chosen.split()) > max_words:
-        chosen = best(_top_level_commas(chosen) or [chosen])
-    words = chosen.rstrip(".;,").split()
-    quote = " ".join(words[:max_words]) + ("…" if len(words) > max_words else "")
-    return f"On the slide \u201c{title}\u201d: \u201c{quote}\u201d" if title else f"On the slide: \u201c{quote}\u201d"
 
 
 def _written(run: list[tuple[Passage, object]], query: str = "") -> list[AnswerSentence]:

@@ -20,7 +20,9 @@ def _uuid_or_none(value: str | None, flag: str) -> str | None:
     try:
         return str(uuid.UUID(value))
     except ValueError:
-        raise SystemExit(f"{flag} must be an id (a UUID such as 3f2b…), not {value!r}") from None
+        shown = repr(value) if len(value) <= 60 else repr(value[:60]) + f"… ({len(value)} characters)"
+        print(f"{flag} must be an id (a UUID such as 3f2b…), not {shown}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def write_points_command(settings: Settings, course: str | None) -> int:

@@ -3,8 +3,9 @@ embedded, the lectures indexed before it are rebuilt from their stored transcrip
 no transcription or slide reading again and no change a student sees while it runs.
 
 Each lecture stays ``ready`` throughout and keeps answering from its old passages until its new
-ones are saved (one transaction); then its ``indexed_at`` moves, and every ask process reloads it at
-its next query's sync. With ``QDRANT_URL`` the lecture's points are replaced before that. No
+ones are saved; its ``indexed_at`` moves in the same transaction, and every ask process reloads it at
+its next query's sync. With ``QDRANT_URL`` the lecture's points are replaced between the save and
+the move of ``indexed_at`` (a failure there leaves ask on the old passages; running again redoes it). No
 "lecture ready" mail is sent. A lecture deleted, retried or reprocessed meanwhile is skipped.
 """
 
@@ -23,6 +24,7 @@ from . import points, store
 from .handlers import build_index
 
 log = logging.getLogger(__name__)
+GONE = "deleted, retried or reprocessed while it was re-indexed"
 
 
 @dataclass(frozen=True)
@@ -60,15 +62,15 @@ def reindex_lectures(pool: ConnectionPool, model: str, writer: points.PointWrite
         try:
             ix = build_index(pool, model, t["id"])
         except PermanentError as e:
-            skipped = str(e)
+            skipped = str(e) if store.reindex_targets(pool, lecture_id=t["id"]) else GONE
         else:
-            if store.save_reindex(pool, t["id"], t["generation"], ix):
+            if store.save_reindex(pool, t["id"], t["generation"], ix, touch=writer is None):
                 after = len(ix.segments)
-                if writer is not None:
+                if writer is not None:  # the points first, then ask is told to reload
                     points.write_points(pool, writer, t["id"])
-                store.touch_indexed(pool, t["id"])
+                    store.touch_indexed(pool, t["id"])
             else:
-                skipped = "deleted, retried or reprocessed while it was re-indexed"
+                skipped = GONE
         outcome = Reindexed(t["id"], t["course_id"], t["number"], t["title"], t["passages"], after,
                             time.monotonic() - t0, skipped)
         log.info("re-indexed %s: %d → %s passages%s", t["id"], t["passages"], after,

@@ -91,10 +91,12 @@ def reindex_targets(pool: ConnectionPool, course_id: str | None = None,
             "ORDER BY l.created_at, l.id", (course_id, course_id, lecture_id, lecture_id)).fetchall()
 
 
-def save_reindex(pool: ConnectionPool, lecture_id: str, generation: int, ix: LectureIndex) -> bool:
+def save_reindex(pool: ConnectionPool, lecture_id: str, generation: int, ix: LectureIndex, *,
+                 touch: bool = True) -> bool:
     """Replaces a ready lecture's rows with ``ix`` in one transaction, holding the lecture's row
-    (``FOR UPDATE``) so no state change interleaves. The lecture stays ``ready`` and its
-    ``indexed_at`` is left alone (:func:`touch_indexed` follows). Returns False, writing nothing,
+    (``FOR UPDATE``) so no state change interleaves. The lecture stays ``ready``; with ``touch`` its
+    ``indexed_at`` moves in the same transaction (ask reloads it), else it is left alone for
+    :func:`touch_indexed` (after the Qdrant points are written). Returns False, writing nothing,
     when the lecture is gone, no longer ready or was retried since (``generation`` differs)."""
     with pool.connection() as conn, conn.transaction():
         row = conn.execute("SELECT course_id::text AS course_id FROM lectures WHERE id=%s AND status='ready' "
@@ -102,6 +104,8 @@ def save_reindex(pool: ConnectionPool, lecture_id: str, generation: int, ix: Lec
         if row is None:
             return False
         _replace_rows(conn, lecture_id, row["course_id"], ix)
+        if touch:
+            conn.execute("UPDATE lectures SET indexed_at=clock_timestamp() WHERE id=%s", (lecture_id,))
         return True
 
 

@@ -97,7 +97,9 @@ def test_reindex_rebuilds_a_ready_lecture_in_place_and_ask_serves_it_at_once(sta
     none = _cli("--lecture", str(uuid.uuid4()))
     assert none.returncode == 2 and "no ready lecture matched" in none.stderr
     bad = _cli("--course", "not-an-id")
-    assert bad.returncode != 0 and "--course must be an id" in bad.stderr
+    assert bad.returncode == 2 and "--course must be an id" in bad.stderr
+    huge = _cli("--lecture", "x" * 10_000)
+    assert huge.returncode == 2 and len(huge.stderr) < 300 and "(10000 characters)" in huge.stderr
 
 
 def test_a_lecture_retried_while_it_is_rebuilt_is_left_alone(stack):

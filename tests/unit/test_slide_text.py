@@ -3,7 +3,7 @@
 item, never cut inside brackets."""
 
 from lecturecopilot.slidetext import slide_sentence, strip_bullet
-from services.ask.write import slide_excerpt
+from services.ask.slidequote import slide_excerpt
 
 
 def test_list_markers_are_dropped_and_each_bullet_is_an_item():
@@ -45,5 +45,28 @@ def test_abbreviations_do_not_end_an_item():
     tries = slide_sentence(["Tries", "\u2022 Trie (from retrieval), a.k.a. prefix tree", "\u2022 Lookup in O(L)"])
     assert slide_excerpt(tries, "what is a trie also called?") == \
         "On the slide \u201cTries\u201d: \u201cTrie (from retrieval), a.k.a. prefix tree\u201d"
-    two = slide_excerpt("Heaps: A heap is a tree. Insert sifts up.", "how does insert work?")
-    assert two == "On the slide \u201cHeaps\u201d: \u201cInsert sifts up\u201d"
+    vs = slide_sentence(["Compare", "\u2022 Dijkstra vs. Bellman-Ford: no negative edges", "\u2022 Both relax edges"])
+    assert "Dijkstra vs. Bellman-Ford: no negative edges" in slide_excerpt(vs, "dijkstra negative edges")
+    # a long item gives its best sentence, split at a real sentence end only
+    long = ("Heaps: Dr. Floyd showed a heap can be built bottom up from any array of n keys in place. Insert "
+            "appends the new key at the next free leaf and sifts it up past every smaller parent it meets.")
+    assert slide_excerpt(long, "how does insert work?") == ("On the slide \u201cHeaps\u201d: \u201cInsert appends "
+                                                            "the new key at the next free leaf and sifts it up past "
+                                                            "every smaller parent it meets\u201d")
+    assert "Dr. Floyd showed" in slide_excerpt(long, "who showed heaps can be built bottom up?")
+
+
+def test_brackets_numbered_lists_and_empty_items():
+    rb = slide_sentence(["Red-black trees", "\u2022 Invariant (every node red or black; root black)", "\u2022 Height O(log n)"])
+    assert slide_excerpt(rb, "what colour is the root") == \
+        "On the slide \u201cRed-black trees\u201d: \u201cInvariant (every node red or black; root black)\u201d"
+    merge = slide_sentence(["Merge sort", "1. Split the array in two halves", "2) Sort each half recursively",
+                            "3. Merge the halves"])
+    assert merge == "Merge sort: Split the array in two halves; Sort each half recursively; Merge the halves."
+    assert slide_sentence(["Heaps", "\u2022 ,", "\u2022 x y"]) == "Heaps: x y."
+    assert slide_excerpt("Heaps: \u2026", "anything") == "On the slide \u201cHeaps\u201d"
+    assert slide_excerpt("T: ,", "q") == "On the slide \u201cT\u201d" and slide_excerpt(", ;", "q") == ""
+    big = slide_excerpt("Graph: " + "G = (V, E, " + ", ".join(f"w{i}" for i in range(30)) + ")", "graph")
+    assert big.endswith("\u2026\u201d") and "(" in big  # no clause outside the brackets to fall back to
+    url = slide_excerpt("Links: see https://example.org/" + "a" * 400, "links")
+    assert len(url) < 260 and url.endswith("\u2026\u201d")

@@ -1,0 +1,102 @@
+"""A slide quoted in an answer, shown as a slide: ``On the slide “Title”: “…”``.
+
+A slide reaches the index as one sentence, ``"Title: item; item; item."``
+(:func:`lecturecopilot.slidetext.slide_sentence`: each bulleted or numbered line an item). A quote is the
+one item sharing most words with the question, whole; an item over ``SLIDE_WORDS`` words gives its best
+sentence, then its best clause. Splits never fall inside brackets ("G = (V, E)", "(red or black; root
+black)") or at an abbreviation's dot ("Dijkstra vs. Bellman-Ford", "a.k.a. prefix tree"), and a quote is
+never empty, never only punctuation, never over ``SLIDE_CHARS`` characters.
+"""
+
+from __future__ import annotations
+
+import re
+
+SLIDE_WORDS = 20   # a slide quoted in an answer: its title and at most this many words of its text
+SLIDE_CHARS = 200  # ... and at most this many characters (a URL or a formula can be one long "word")
+_OPEN, _CLOSE = "([{", ")]}"
+# a sentence's end inside a long item: ". " after a word of 3+ letters (not "vs.", "Dr.", "a.k.a.", "e.g.")
+# before a capital, unless that word is a usual abbreviation
+_SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)]{3}\.)\s+(?=[A-Z])")
+_ABBREVIATIONS = frozenset("etc prof approx fig figs resp vol cf incl esp".split())
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def top_level_split(text: str, sep: str) -> list[str]:
+    """``text`` split at each ``sep`` followed by a space that lies outside brackets (a stack of
+    ``([{``; a closer that matches nothing is ignored): ``top_level_split("G = (V, E), w", ",")`` →
+    ``["G = (V, E)", "w"]``. Parts are stripped; empty ones dropped."""
+    parts, stack, start = [], [], 0
+    for k, ch in enumerate(text):
+        if ch in _OPEN:
+            stack.append(_CLOSE[_OPEN.index(ch)])
+        elif ch in _CLOSE and stack and stack[-1] == ch:
+            stack.pop()
+        elif ch == sep and not stack and text[k + 1:k + 2] == " ":
+            parts.append(text[start:k])
+            start = k + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _sentences(item: str) -> list[str]:
+    out, start = [], 0
+    for m in _SENTENCE_END.finditer(item):
+        word = re.findall(r"[A-Za-z]+(?=\.$)", item[start:m.start()])
+        if word and word[-1].lower() in _ABBREVIATIONS:
+            continue
+        out.append(item[start:m.start()])
+        start = m.end()
+    out.append(item[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def _has_text(unit: str) -> bool:
+    return bool(re.search(r"[A-Za-z0-9]", unit))
+
+
+def _cut(words: list[str]) -> str:
+    """At most ``SLIDE_WORDS`` words and ``SLIDE_CHARS`` characters, "…" when cut; a cut inside
+    brackets goes back to the last word outside them when that keeps five words or more."""
+    kept, chars = [], 0
+    for w in words[:SLIDE_WORDS]:
+        if chars + len(w) > SLIDE_CHARS:
+            if not kept:
+                kept.append(w[:SLIDE_CHARS])
+            break
+        kept.append(w)
+        chars += len(w) + 1
+    if len(kept) == len(words):
+        return " ".join(kept)
+    depth, outside = 0, 0
+    for k, w in enumerate(kept):
+        depth += sum(w.count(c) for c in _OPEN) - sum(w.count(c) for c in _CLOSE)
+        if depth <= 0:
+            depth, outside = 0, k + 1
+    if 0 < depth and outside >= 5:
+        kept = kept[:outside]
+    return " ".join(kept).rstrip(".;,:") + "…"
+
+
+def slide_excerpt(text: str, query: str) -> str:
+    """``text`` (a slide sentence, see the module doc) quoted for ``query``; "" when it holds nothing
+    to quote (no letter or digit at all)."""
+    title, _, body = text.partition(": ")
+    if not body:
+        title, body = "", text
+    want = set(_WORD.findall(query.lower()))
+
+    def best(units: list[str]) -> str:
+        units = [u for u in units if _has_text(u)] or units
+        return max(units, key=lambda c: len(want & set(_WORD.findall(c.lower()))))
+
+    chosen = best(top_level_split(body.strip().rstrip("."), ";") or [body]).rstrip(".;,")
+    if len(chosen.split()) > SLIDE_WORDS:
+        chosen = best(_sentences(chosen) or [chosen]).rstrip(".;,")
+    if len(chosen.split()) > SLIDE_WORDS:
+        chosen = best(top_level_split(chosen, ",") or [chosen])
+    title = title.strip().rstrip(":")
+    if not _has_text(chosen):
+        return f"On the slide \u201c{title}\u201d" if _has_text(title) else ""
+    quote = _cut(chosen.rstrip(".;,").split())
+    return f"On the slide \u201c{title}\u201d: \u201c{quote}\u201d" if title else f"On the slide: \u201c{quote}\u201d"
