@@ -117,7 +117,7 @@ def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str]
             found = read[lec["number"]]
             others = [s.text for n, ss in read.items() if n != lec["number"] for s in ss]
             others += [l["title"] for l in course["lectures"] if l["number"] != lec["number"]]
-            vocab = Vocabulary(titles=[lec["title"]], slides=[SlideText(s.start_s, s.end_s, s.text) for s in found],
+            vocab = Vocabulary(titles=[lec["title"]], slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found],
                                course_terms=course_terms(others))
             reference = " ".join(p["narration"] for p in lec["parts"])
             with tempfile.TemporaryDirectory() as tmp:

@@ -78,7 +78,7 @@ def course_vocabulary(ctx: StageContext, title: str, slides: list[slides_mod.Sli
             "UNION ALL SELECT title FROM lectures WHERE course_id=%s AND id<>%s",
             (course["course_id"], ctx.lecture_id, course["course_id"], ctx.lecture_id)).fetchall()
     return Vocabulary(titles=[title] if title else [],
-                      slides=[SlideText(s.start_s, s.end_s, denoise_slide(s.text)) for s in slides],
+                      slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in slides],
                       course_terms=course_terms([denoise_slide(r["text"]) for r in others]))
 
 

@@ -25,7 +25,7 @@ from typing import Sequence
 
 import wordfreq
 
-from lecturecopilot.slidetext import strip_bullet
+from lecturecopilot.slidetext import denoise_slide, strip_bullet
 
 # Whisper's prompt holds at most 223 tokens (n_text_ctx // 2 - 1, openai/whisper decoding.py); English
 # text runs at about 4 characters a token, and a prompt of a few sentences is what the model was
@@ -43,11 +43,20 @@ COMMON_ZIPF = 5.0
 
 @dataclass(frozen=True)
 class SlideText:
-    """One slide's text on screen from ``start_s`` to ``end_s`` (seconds)."""
+    """One slide's text on screen from ``start_s`` to ``end_s`` (seconds): its lines, newline-separated
+    (:func:`prompt_text` judges each line on its own)."""
 
     start_s: float
     end_s: float
     text: str
+
+    @classmethod
+    def from_lines(cls, start_s: float, end_s: float, lines: Sequence[str]) -> "SlideText":
+        """A slide from its OCR'd lines, each without OCR debris (:func:`denoise_slide`) and kept a line
+        of its own: a prose line then gives only its rare terms while the slide's title and bullets
+        go in whole (one joined sentence would be judged as one line)."""
+        kept = [d for d in (denoise_slide(ln) for ln in lines) if d]
+        return cls(start_s, end_s, "\n".join(kept))
 
 
 @dataclass

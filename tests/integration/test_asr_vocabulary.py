@@ -43,7 +43,7 @@ def test_the_slides_vocabulary_recovers_the_terms_the_recognizer_mishears(heaps_
 
     found = slides.detect_slides(heaps_video.path, duration_s=heaps_video.duration_s)
     assert [s.lines[0] for s in found] == ["Binary heaps", "Max-heap property", "Insert: sift up"]
-    vocab = Vocabulary(titles=["Binary heaps"], slides=[SlideText(s.start_s, s.end_s, s.text) for s in found])
+    vocab = Vocabulary(titles=["Binary heaps"], slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found])
     wav = media.extract_audio(heaps_video.path, tmp_path / "a.wav", media.probe(heaps_video.path))
     reference = " ".join(p.narration for p in HEAPS)
     plain = score(reference, " ".join(w.word for w in core.transcribe_audio(
@@ -115,7 +115,7 @@ def test_a_slide_the_lecturer_reads_aloud_is_still_heard(tmp_path):
     video = synth_lecture(parts, tmp_path / "read-aloud.mp4", voice="piper:joe", gap_s=1.0)
     found = slides.detect_slides(video.path, duration_s=video.duration_s)
     assert found, "the slides were read"
-    vocab = Vocabulary(titles=[parts[0].slide_title], slides=[SlideText(s.start_s, s.end_s, s.text) for s in found])
+    vocab = Vocabulary(titles=[parts[0].slide_title], slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found])
     wav = media.extract_audio(video.path, tmp_path / "a.wav", media.probe(video.path))
     words = core.transcribe_audio(wav, model_name="tiny.en", language="en", duration_s=0, prompt_for=vocab.prompt)
     for part, start in zip(parts, video.part_starts_s):

@@ -33,3 +33,14 @@ def test_list_markers_stay_out_of_the_prompt():
     assert text == "Bloom filters\nCounting Bloom filter: small counters\nDouble hashing: h1 + i·h2\nk hash functions"
     prompt = Vocabulary(slides=[SlideText(0.0, 30.0, "Heaps\n• Insert: sift up")]).prompt(0.0, 29.0)
     assert "\u2022" not in prompt and "Insert: sift up" in prompt
+
+
+def test_a_slide_is_judged_line_by_line_as_the_stage_hands_it_on():
+    """The stage passes the slide's OCR lines, not its one-sentence form: a prose line among bullets
+    gives only its rare terms, while the title and bullets go in whole."""
+    slide = SlideText.from_lines(0.0, 30.0, ["Hashing", "\u2022 Bloom filter: bit array", "\u2022 Rolling hash: O(1) update",
+                                             "So this is an idea that we call chaining in a hash table, right"])
+    assert slide.text.splitlines()[:3] == ["Hashing", "\u2022 Bloom filter: bit array", "\u2022 Rolling hash: O(1) update"]
+    prompt = Vocabulary(slides=[slide]).prompt(0.0, 29.0)
+    assert "Bloom filter: bit array" in prompt and "Rolling hash" in prompt and "chaining" in prompt
+    assert "idea" not in prompt and "right" not in prompt and "\u2022" not in prompt
