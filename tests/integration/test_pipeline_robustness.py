@@ -184,7 +184,8 @@ def test_audio_that_starts_late_in_the_container_keeps_the_video_clock(stack, tm
     assert stack.wait_ready(plain)["status"] == "ready"
     assert stack.wait_ready(shifted)["status"] == "ready"
     a, b = _first_words(stack, plain), _first_words(stack, shifted)
-    assert [w for _, w in a] == [w for _, w in b]
+    # the same words (the titles, which are part of the prompt, differ: so may a capital letter)
+    assert [w.lower() for _, w in a] == [w.lower() for _, w in b]
     for (ta, _), (tb, _) in zip(a, b):
         assert abs((tb - ta) - 4.0) <= 0.3, (a, b)
     stack.mail.wait_for(lambda m: m["To"] == "late-prof@example.edu" and "Lecture 2 is ready" in m["Subject"])
