@@ -107,7 +107,9 @@ def embedder(name: str):
 @lru_cache(maxsize=2)
 def _embedder(name: str):
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # transformers 5's "Loading weights" bar: one line per tensor in a log file
     return SentenceTransformer(embed_model_path(name), device="cpu")
 
 

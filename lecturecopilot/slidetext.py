@@ -8,9 +8,10 @@ from typing import Sequence
 
 
 # A list marker at the start of a slide line: layout, never a word (Unicode bullets; a hyphen, en/em
-# dash or asterisk followed by a space; a number of a numbered list, "1." or "2)", before a word).
+# dash or asterisk followed by a space, on a line with a word after it, so "– 3" keeps its minus sign; a
+# number of a numbered list, "1." or "2)", before a word).
 _BULLET = re.compile(r"^\s*(?:[\u2022\u2023\u2043\u2219\u25aa\u25ab\u25cf\u25cb\u25a0\u25a1\u25e6\u00b7\u27a2\u2794\u25b8\u25ba]\s*"
-                     r"|[-\u2013\u2014*]\s+|\d{1,2}[.)]\s+(?=[A-Za-z]))")
+                     r"|[-\u2013\u2014*]\s+(?=.*[A-Za-z])|\d{1,2}[.)]\s+(?=[A-Za-z]))")
 
 
 def strip_bullet(line: str) -> tuple[bool, str]:

@@ -163,7 +163,10 @@ class EmbeddedSearchIndex:
         self.chapters.pop(lecture_id, None)
 
     def _load_lecture(self, course_id: str, lecture_id: str, number: int) -> None:
-        with self.pool.connection() as conn:
+        # one snapshot for the four tables: a re-index committing mid-load must not mix its rows with
+        # the old ones (PostgreSQL's REPEATABLE READ sees only what was committed before the first query)
+        with self.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             segs = conn.execute("SELECT id::text AS id, idx, start_s, end_s, text, embedding FROM segments "
                                 "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
             sents = conn.execute("SELECT segment_idx, start_s, end_s, text, embedding, kind FROM sentences "

@@ -11,13 +11,14 @@ never empty, never only punctuation, never over ``SLIDE_CHARS`` characters.
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 SLIDE_WORDS = 20   # a slide quoted in an answer: its title and at most this many words of its text
 SLIDE_CHARS = 200  # ... and at most this many characters (a URL or a formula can be one long "word")
 _OPEN, _CLOSE = "([{", ")]}"
-# a sentence's end inside a long item: ". " after a word of 3+ letters (not "vs.", "Dr.", "a.k.a.", "e.g.")
-# before a capital, unless that word is a usual abbreviation
-_SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)]{3}\.)\s+(?=[A-Z])")
+# a sentence's end inside a long item: ". ", "? " or "! " after a word of 3+ letters (not "vs.", "Dr.",
+# "a.k.a.", "e.g.") before a capital, unless that word is a usual abbreviation
+_SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)]{3}[.?!])\s+(?=[A-Z])")
 _ABBREVIATIONS = frozenset("etc prof approx fig figs resp vol cf incl esp".split())
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -78,9 +79,11 @@ def _cut(words: list[str]) -> str:
     return " ".join(kept).rstrip(".;,:") + "…"
 
 
-def slide_excerpt(text: str, query: str) -> str:
-    """``text`` (a slide sentence, see the module doc) quoted for ``query``; "" when it holds nothing
-    to quote (no letter or digit at all)."""
+def slide_excerpt(text: str, query: str, is_talk: Callable[[str], bool] | None = None) -> str:
+    """``text`` (a slide sentence, see the module doc) quoted for ``query`` as one sentence, ending in
+    a full stop; "" when it holds nothing to quote (no letter or digit at all). ``is_talk(sentence)``
+    marks classroom talk (a slide that quotes the narration, "Does that make sense? So this is an idea
+    called chaining…"): leading sentences it marks are left out while another sentence follows."""
     title, _, body = text.partition(": ")
     if not body:
         title, body = "", text
@@ -91,12 +94,18 @@ def slide_excerpt(text: str, query: str) -> str:
         return max(units, key=lambda c: len(want & set(_WORD.findall(c.lower()))))
 
     chosen = best(top_level_split(body.strip().rstrip("."), ";") or [body]).rstrip(".;,")
+    if is_talk is not None:
+        sents = _sentences(chosen)
+        while len(sents) > 1 and is_talk(sents[0]):
+            sents = sents[1:]
+        chosen = " ".join(sents) or chosen
     if len(chosen.split()) > SLIDE_WORDS:
         chosen = best(_sentences(chosen) or [chosen]).rstrip(".;,")
     if len(chosen.split()) > SLIDE_WORDS:
         chosen = best(top_level_split(chosen, ",") or [chosen])
     title = title.strip().rstrip(":")
     if not _has_text(chosen):
-        return f"On the slide \u201c{title}\u201d" if _has_text(title) else ""
+        return f"On the slide \u201c{title}\u201d." if _has_text(title) else ""
     quote = _cut(chosen.rstrip(".;,").split())
-    return f"On the slide \u201c{title}\u201d: \u201c{quote}\u201d" if title else f"On the slide: \u201c{quote}\u201d"
+    return (f"On the slide \u201c{title}\u201d: \u201c{quote}\u201d." if title
+            else f"On the slide: \u201c{quote}\u201d.")

@@ -214,7 +214,7 @@ def _written(run: list[tuple[Passage, object]], query: str = "") -> list[AnswerS
     left out."""
     out = []
     for p, s in run:
-        text = slide_excerpt(s.text, query) if getattr(s, "kind", "speech") == "slide" else clean(s.text, opening=not out)
+        text = slide_excerpt(s.text, query, is_chatter) if getattr(s, "kind", "speech") == "slide" else clean(s.text, opening=not out)
         if text and not (len(run) > 1 and _CHATTER.match(text)):
             out.append(AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)]))
     return out

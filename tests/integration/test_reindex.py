@@ -121,3 +121,63 @@ def test_a_lecture_retried_while_it_is_rebuilt_is_left_alone(stack):
         assert "kept" not in {s[3] for s in _segments(stack, lecture_id)}
     finally:
         pool.close()
+
+
+class _CommitsMidLoad:
+    """A pool whose connections run ``between()`` (another session's committed write) right after the
+    first query of a lecture's load, as a re-index saving at that moment would."""
+
+    def __init__(self, pool, between):
+        self.pool, self.between, self.fired = pool, between, False
+
+    def connection(self):
+        import contextlib
+
+        outer = self
+
+        @contextlib.contextmanager
+        def cm():
+            with outer.pool.connection() as conn:
+                real = conn.execute
+
+                def execute(sql, *a, **k):
+                    cur = real(sql, *a, **k)
+                    if "FROM segments" in sql and not outer.fired:
+                        outer.fired = True
+                        outer.between()
+                    return cur
+
+                conn.execute = execute
+                try:
+                    yield conn
+                finally:
+                    del conn.execute
+        return cm()
+
+
+def test_ask_loads_a_lecture_from_one_snapshot_while_a_reindex_commits(stack, tmp_path):
+    from services.ask.search_index import EmbeddedSearchIndex
+
+    course = stack.create_course("Reindex snapshot")
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin,
+                      files={"captions": ("c.vtt", _vtt(), "text/vtt")}, data={"title": "Snap"}, timeout=30)
+    lecture_id = r.json()["lecture_id"]
+    assert stack.wait_ready(lecture_id, timeout_s=120)["status"] == "ready"
+
+    def reindex_commits():
+        with stack.db() as conn:
+            conn.execute("UPDATE sentences SET text='rewritten' WHERE lecture_id=%s", (lecture_id,))
+            conn.execute("UPDATE segments SET text='rewritten' WHERE lecture_id=%s", (lecture_id,))
+
+    pool = db.make_pool(stack.settings, max_size=2)
+    wrapped = _CommitsMidLoad(pool, reindex_commits)
+    index = EmbeddedSearchIndex(tmp_path / "snap", wrapped)
+    try:
+        index.sync_course(course)
+        assert wrapped.fired
+        sentences, _ = index.lecture_sentences[lecture_id]
+        texts = {s.text for s in sentences}
+        assert "rewritten" not in texts and any("sift it up" in t for t in texts)  # the old rows, all of them
+    finally:
+        index.close()
+        pool.close()

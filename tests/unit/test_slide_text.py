@@ -10,6 +10,8 @@ def test_list_markers_are_dropped_and_each_bullet_is_an_item():
     assert strip_bullet("\u2022 Insert: sift up") == (True, "Insert: sift up")
     assert strip_bullet("- k hash functions") == (True, "k hash functions")
     assert strip_bullet("-1 is negative") == (False, "-1 is negative")  # a minus sign is not a marker
+    assert strip_bullet("\u2013 3") == (False, "\u2013 3")  # a spaced minus before a bare number stays
+    assert strip_bullet("- 2 children per node") == (True, "2 children per node")
     assert slide_sentence(["Heaps", "\u2022 Insert: sift up", "\u2022 Extract-max:", "sift down"]) == \
         "Heaps: Insert: sift up; Extract-max: sift down."
     # without markers the lines are one text, as wrapped lines are
@@ -23,9 +25,9 @@ def test_a_quoted_slide_is_one_whole_item():
     bf = slide_sentence(["Bellman-Ford", "\u2022 Bellman-Ford (Richard Bellman,", "Lester Ford)",
                          "\u2022 Allows negative edge weights", "\u2022 Relax every edge V-1 times"])
     assert slide_excerpt(bf, "who is Bellman-Ford named after?") == \
-        "On the slide \u201cBellman-Ford\u201d: \u201cBellman-Ford (Richard Bellman, Lester Ford)\u201d"
+        "On the slide \u201cBellman-Ford\u201d: \u201cBellman-Ford (Richard Bellman, Lester Ford)\u201d."
     assert slide_excerpt(bf, "does it allow negative edge weights?") == \
-        "On the slide \u201cBellman-Ford\u201d: \u201cAllows negative edge weights\u201d"
+        "On the slide \u201cBellman-Ford\u201d: \u201cAllows negative edge weights\u201d."
     sp = slide_sentence(["Shortest paths", "\u2022 Weighted directed graph G = (V, E), source s"])
     assert "G = (V, E), source s" in slide_excerpt(sp, "what graph do shortest paths use?")
 
@@ -34,17 +36,17 @@ def test_a_long_item_gives_its_best_clause_outside_brackets_cut_at_the_limit():
     text = ("Hashing: a hash function (say h(k) = k mod m, for a prime m) maps keys to m slots, collisions "
             "are unavoidable by the pigeonhole principle, chaining keeps a list in every slot of the table")
     quote = slide_excerpt(text, "why are collisions unavoidable?")
-    assert quote == "On the slide \u201cHashing\u201d: \u201ccollisions are unavoidable by the pigeonhole principle\u201d"
+    assert quote == "On the slide \u201cHashing\u201d: \u201ccollisions are unavoidable by the pigeonhole principle\u201d."
     first = slide_excerpt(text, "what does a hash function map?")
     assert "(say h(k) = k mod m, for a prime m)" in first
     long = slide_excerpt("T: " + " ".join(f"w{i}" for i in range(40)), "w1")
-    assert long.endswith("w19\u2026\u201d") and len(long.split()) == 4 + 20  # "On the slide “T”:" + 20 words
+    assert long.endswith("w19\u2026\u201d.") and len(long.split()) == 4 + 20  # "On the slide “T”:" + 20 words
 
 
 def test_abbreviations_do_not_end_an_item():
     tries = slide_sentence(["Tries", "\u2022 Trie (from retrieval), a.k.a. prefix tree", "\u2022 Lookup in O(L)"])
     assert slide_excerpt(tries, "what is a trie also called?") == \
-        "On the slide \u201cTries\u201d: \u201cTrie (from retrieval), a.k.a. prefix tree\u201d"
+        "On the slide \u201cTries\u201d: \u201cTrie (from retrieval), a.k.a. prefix tree\u201d."
     vs = slide_sentence(["Compare", "\u2022 Dijkstra vs. Bellman-Ford: no negative edges", "\u2022 Both relax edges"])
     assert "Dijkstra vs. Bellman-Ford: no negative edges" in slide_excerpt(vs, "dijkstra negative edges")
     # a long item gives its best sentence, split at a real sentence end only
@@ -52,21 +54,32 @@ def test_abbreviations_do_not_end_an_item():
             "appends the new key at the next free leaf and sifts it up past every smaller parent it meets.")
     assert slide_excerpt(long, "how does insert work?") == ("On the slide \u201cHeaps\u201d: \u201cInsert appends "
                                                             "the new key at the next free leaf and sifts it up past "
-                                                            "every smaller parent it meets\u201d")
+                                                            "every smaller parent it meets\u201d.")
     assert "Dr. Floyd showed" in slide_excerpt(long, "who showed heaps can be built bottom up?")
 
 
 def test_brackets_numbered_lists_and_empty_items():
     rb = slide_sentence(["Red-black trees", "\u2022 Invariant (every node red or black; root black)", "\u2022 Height O(log n)"])
     assert slide_excerpt(rb, "what colour is the root") == \
-        "On the slide \u201cRed-black trees\u201d: \u201cInvariant (every node red or black; root black)\u201d"
+        "On the slide \u201cRed-black trees\u201d: \u201cInvariant (every node red or black; root black)\u201d."
     merge = slide_sentence(["Merge sort", "1. Split the array in two halves", "2) Sort each half recursively",
                             "3. Merge the halves"])
     assert merge == "Merge sort: Split the array in two halves; Sort each half recursively; Merge the halves."
     assert slide_sentence(["Heaps", "\u2022 ,", "\u2022 x y"]) == "Heaps: x y."
-    assert slide_excerpt("Heaps: \u2026", "anything") == "On the slide \u201cHeaps\u201d"
-    assert slide_excerpt("T: ,", "q") == "On the slide \u201cT\u201d" and slide_excerpt(", ;", "q") == ""
+    assert slide_excerpt("Heaps: \u2026", "anything") == "On the slide \u201cHeaps\u201d."
+    assert slide_excerpt("T: ,", "q") == "On the slide \u201cT\u201d." and slide_excerpt(", ;", "q") == ""
     big = slide_excerpt("Graph: " + "G = (V, E, " + ", ".join(f"w{i}" for i in range(30)) + ")", "graph")
-    assert big.endswith("\u2026\u201d") and "(" in big  # no clause outside the brackets to fall back to
+    assert big.endswith("\u2026\u201d.") and "(" in big  # no clause outside the brackets to fall back to
     url = slide_excerpt("Links: see https://example.org/" + "a" * 400, "links")
-    assert len(url) < 260 and url.endswith("\u2026\u201d")
+    assert len(url) < 260 and url.endswith("\u2026\u201d.")
+
+
+def test_classroom_talk_does_not_open_a_slide_quote_and_the_quote_ends_a_sentence():
+    from services.ask.write import is_chatter
+    said = ("Chaining: Does that make sense? So this is an idea called chaining, a list in every slot; "
+            "Open addressing probes")
+    quote = slide_excerpt(said, "what is chaining?", is_chatter)
+    assert quote == "On the slide \u201cChaining\u201d: \u201cSo this is an idea called chaining, a list in every slot\u201d."
+    assert "Does that make sense" in slide_excerpt(said, "what is chaining?")  # without a judge, kept
+    only = slide_excerpt("Q: Does that make sense?", "sense", is_chatter)  # nothing follows: the talk stays
+    assert "Does that make sense" in only
