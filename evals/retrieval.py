@@ -196,6 +196,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     from lecturecopilot.settings import Settings
     from lecturecopilot.stack import ephemeral
     from services.ask import gate
+    from services.ask.answer import search_query
     from services.ask.retrieve import retrieve
     from services.ask.search_index import ALL_COURSES, EmbeddedSearchIndex
 
@@ -219,8 +220,8 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
         index.sync_course(course)
         if other_course:
             index.sync_course(other_course)
-        # searched as ask searches: without request framing ("explain chaining" → "chaining")
-        searched = [gate.request_topic(q["question"]) for q in questions]
+        # searched as ask and the search endpoint search: spelling, then no request framing
+        searched = [search_query(index, course, q["question"]) for q in questions]
         qvecs = models.embed(settings.embed_model, searched)
         # relevant passages per question (for nDCG's ideal): segments of the gold lecture overlapping gold
         with pool.connection() as conn:

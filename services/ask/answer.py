@@ -31,7 +31,7 @@ from lecturecopilot import telemetry
 from . import compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
 from .examprep import pointer as quiz_pointer
 from .locate import locator
-from .ports import AnswerStore, AskPorts, RecordedAnswer
+from .ports import AnswerStore, AskPorts, Embedder, RecordedAnswer, SearchIndex
 
 log = logging.getLogger("services.ask")
 _TRACER = telemetry.tracer("lecture-copilot.ask")
@@ -161,6 +161,22 @@ class _Answer:
     reason: str = ""
     passages: list[retrieve.Passage] = field(default_factory=list)
     outcome: compose.Outcome = field(default_factory=compose.Outcome)
+
+
+def search_query(index: SearchIndex, course_id: str, question: str) -> str:
+    """``question`` as retrieval searches it, for ask and the search endpoint alike: misspellings
+    corrected towards the course's words (:func:`spelling.correct`), then the request framing
+    dropped (:func:`gate.request_topic`: "Explain chaining." → "chaining."). Syncs the course."""
+    index.sync_course(course_id)
+    return gate.request_topic(spelling.correct(question, index.course_vocabulary(course_id)))
+
+
+def search_passages(index: SearchIndex, embed: Embedder, course_id: str,
+                    lecture_id: str | None, query: str, k: int) -> list[retrieve.Passage]:
+    """The search endpoint's use case: the ``k`` best passages of the course (or lecture) for
+    ``query``, best first, searched as ask searches (:func:`search_query`)."""
+    q = search_query(index, course_id, query)
+    return retrieve.retrieve(index, course_id, lecture_id, embed([q])[0], q, k=k)
 
 
 def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfig = AnswerConfig(),

@@ -86,7 +86,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
     def Search(self, request, context):  # noqa: N802 - gRPC naming
         course_id, lecture_id, query = self._check(request, context)
         k = max(1, min(int(request.k or 6), 50))
-        passages = retrieve.retrieve(self.index, course_id, lecture_id, self._embed_many([query])[0], query, k=k)
+        passages = answer.search_passages(self.index, self._embed_many, course_id, lecture_id, query, k)
         return ask_pb2.SearchResponse(results=[
             ask_pb2.Passage(lecture_id=p.hit.lecture_id, lecture_number=p.hit.lecture_number,
                             start_s=p.hit.start_s, end_s=p.hit.end_s, text=p.hit.text, score=p.score)

@@ -270,3 +270,38 @@ def test_a_course_with_no_ready_lecture_says_so(stack):
     ans = ask(stack, course_id, "What is merge sort?")
     assert ans["declined"] and ans["reason"] == "no_lectures" and not ans["sentences"][0]["citations"], ans
     assert "no lectures ready yet" in ans["answer"]
+
+
+
+@pytest.fixture(scope="module")
+def topics_course(stack):
+    """A captions lecture of three topics, two passages each (merge sort, hashing, heaps)."""
+    lines = ["Merge sort splits the array into two halves and sorts each half recursively.",
+             "Then the merge step walks both sorted halves with two fingers and copies the smaller item.",
+             "A hash table stores items in an array of buckets chosen by a hash function.",
+             "When two keys collide in one bucket, chaining keeps a linked list of the items in that bucket.",
+             "A binary heap is a complete binary tree stored in an array.",
+             "To insert into a max heap, put the key at the end and sift it up past smaller parents."]
+    cues = ["WEBVTT", ""]
+    for i, line in enumerate(x for x in lines for _ in range(4)):
+        cues += [f"00:{i * 15 // 60:02d}:{i * 15 % 60:02d}.000 --> 00:{(i * 15 + 14) // 60:02d}:{(i * 15 + 14) % 60:02d}.000",
+                 line, ""]
+    course_id = stack.create_course("Search as ask")
+    r = requests.post(f"{stack.base}/api/courses/{course_id}/lectures", headers=stack.admin, timeout=30,
+                      files={"captions": ("c.vtt", "\n".join(cues).encode(), "text/vtt")}, data={"title": "Topics"})
+    assert r.status_code == 202, r.text
+    assert stack.wait_ready(r.json()["lecture_id"], timeout_s=120)["status"] == "ready"
+    return course_id
+
+
+@pytest.mark.parametrize("typed, meant", [("mrege", "merge"), ("Explain chaining.", "chaining.")])
+def test_search_searches_as_ask_does(stack, topics_course, typed, meant):
+    """The search endpoint corrects spelling towards the course's words and drops request framing,
+    as ask's retrieval does: the typed query ranks and scores exactly as the one meant."""
+    def search(q):
+        r = requests.post(f"{stack.base}/api/courses/{topics_course}/search", json={"query": q, "k": 6}, timeout=30)
+        assert r.status_code == 200, r.text
+        return [(x["start_s"], round(x["score"], 6)) for x in r.json()["results"]]
+
+    got = search(typed)
+    assert got and got == search(meant)
