@@ -27,9 +27,12 @@ def slide_sentence(lines: Sequence[str]) -> str:
     ``["Radix Sort", "Sort digit by digit"]`` → ``"Radix Sort: Sort digit by digit."``: a short
     first line (≤ 8 words) followed by more lines is taken as the title; otherwise the lines are
     joined with spaces. List markers are dropped (:func:`strip_bullet`) and each bulleted item of
-    the body ends at a "; " (a line without a marker continues the item above it, as a wrapped line
-    does): ``["Heaps", "• Insert: sift up", "• Extract-max:", "sift down"]`` → ``"Heaps: Insert:
-    sift up; Extract-max: sift down."``. Returns "" for no text.
+    the body ends at a "; " (on a slide with markers, a line without one continues the item above it,
+    as a wrapped line does): ``["Heaps", "• Insert: sift up", "• Extract-max:", "sift down"]`` →
+    ``"Heaps: Insert: sift up; Extract-max: sift down."``; on a slide without any, each line is an item
+    (``["Dijkstra", "non-negative weights", "min-priority queue"]`` → ``"Dijkstra: non-negative weights;
+    min-priority queue."``) unless the line above ends on a comma, an operator or an open bracket. Returns
+    "" for no text.
     """
     marked = [strip_bullet(ln) for ln in lines if ln and ln.strip()]
     marked = [(bullet, text) for bullet, text in marked if re.search(r"[A-Za-z0-9]", text)]  # no "• ,"
@@ -39,8 +42,11 @@ def slide_sentence(lines: Sequence[str]) -> str:
     if len(marked) > 1 and not marked[0][0] and len(marked[0][1].split()) <= 8:
         title, marked = marked[0][1].rstrip(":."), marked[1:]
     items: list[str] = []
-    for bullet, text in marked:
-        if bullet or not items:
+    listed = any(bullet for bullet, _ in marked)  # no marker anywhere: every line is an item of its own,
+    for bullet, text in marked:                    # unless the line above plainly goes on ("…digit,", "f(")
+        goes_on = bool(items) and (items[-1].endswith((",", "(", "-", "/", "+", "="))
+                                   or items[-1].count("(") > items[-1].count(")"))
+        if bullet or not items or not (listed or goes_on):
             items.append(text)
         else:  # a wrapped line goes on with the item above it
             items[-1] = f"{items[-1]} {text}"

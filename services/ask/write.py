@@ -212,9 +212,23 @@ def _written(run: list[tuple[Passage, object]], query: str = "") -> list[AnswerS
     """The answer's sentences in lecture order, cleaned of disfluencies and cited where each starts
     (a slide shown as a slide, :func:`slide_excerpt`); chatter inside a run ("Yeah, go ahead.") is
     left out."""
-    out = []
+    out: list[AnswerSentence] = []
     for p, s in run:
         text = slide_excerpt(s.text, query, is_chatter) if getattr(s, "kind", "speech") == "slide" else clean(s.text, opening=not out)
-        if text and not (len(run) > 1 and _CHATTER.match(text)):
+        if text and not (len(run) > 1 and _CHATTER.match(text)) and not _repeats(text, out):
             out.append(AnswerSentence(text, [Cite(p.hit.lecture_id, p.hit.lecture_number, s.start_s)]))
     return out
+
+
+REPEAT_SHARE = 0.8  # a sentence whose words are this much in an earlier one says nothing new
+
+
+def _repeats(text: str, earlier: list[AnswerSentence]) -> bool:
+    """True when ``REPEAT_SHARE`` of ``text``'s words (3+ letters) are in one sentence already written:
+    a slide that shows what is then said ("On the slide “Hashing”: “So this is an idea called
+    chaining, …”" then "So this is an idea called chaining.") is not said twice."""
+    words = set(re.findall(r"[a-z0-9]{3,}", text.lower())) - {"slide"}
+    if not words:
+        return False
+    return any(len(words & set(re.findall(r"[a-z0-9]{3,}", e.text.lower()))) >= REPEAT_SHARE * len(words)
+               for e in earlier)

@@ -288,12 +288,13 @@ def chapter_boundaries(seg_vecs, *, min_segments: int = 3, depth_threshold: floa
 
 def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
     """The chapter's most distinctive one- or two-word phrase (TF·IDF over the lecture's
-    segments; a bigram counts 1.5× a single word), title-cased; contractions ("I'll", "we're")
-    and classroom words never name a chapter. "Untitled" when nothing is left."""
+    segments; a bigram counts 1.5× a single word), title-cased; a possessive counts as its owner
+    ("Dijkstra's" as "Dijkstra"); contractions ("I'll", "we're") and classroom words never name a chapter. "Untitled" when nothing is left."""
     import math
     import re as _re
 
-    words = [w for w in _re.findall(r"[a-z][a-z'-]+", text.lower())]
+    # a possessive names its owner ("Dijkstra's algorithm" → "dijkstra"); other contractions stay out
+    words = [_re.sub(r"'s$", "", w) for w in _re.findall(r"[a-z][a-z'-]+", text.lower())]
     scores: dict[str, float] = {}
     for i, w in enumerate(words):
         if w in _TITLE_STOP or len(w) < 3 or "'" in w:

@@ -83,3 +83,28 @@ def test_classroom_talk_does_not_open_a_slide_quote_and_the_quote_ends_a_sentenc
     assert "Does that make sense" in slide_excerpt(said, "what is chaining?")  # without a judge, kept
     only = slide_excerpt("Q: Does that make sense?", "sense", is_chatter)  # nothing follows: the talk stays
     assert "Does that make sense" in only
+
+
+def test_a_slide_without_list_markers_keeps_its_lines_apart():
+    text = slide_sentence(["Relaxation and running time", "relax(u, v): d[v] = min(d[v], d[u] + w(u, v))",
+                           "binary heap O(E log V), Fibonacci heap O(E + V log V)"])
+    assert text == ("Relaxation and running time: relax(u, v): d[v] = min(d[v], d[u] + w(u, v)); "
+                    "binary heap O(E log V), Fibonacci heap O(E + V log V).")
+    assert slide_excerpt(text, "what is the running time with a fibonacci heap?") == (
+        "On the slide \u201cRelaxation and running time\u201d: \u201cbinary heap O(E log V), "
+        "Fibonacci heap O(E + V log V)\u201d.")
+
+
+def test_an_answer_does_not_say_what_its_slide_quote_just_showed():
+    from services.ask.retrieve import Passage
+    from services.ask.search_index import Hit, IndexedSentence
+    from services.ask.write import _written
+
+    p = Passage(Hit("p1", "L", 4, 0, 190.0, 250.0, "", 1.0), 1.0)
+    run = [(p, IndexedSentence(196.0, 200.0, "Hashing: Does that make sense? So this is an idea called chaining, "
+                                             "I can put anything I want there.", "slide")),
+           (p, IndexedSentence(197.0, 199.0, "So this is an idea called chaining.", "speech")),
+           (p, IndexedSentence(199.0, 203.0, "Each slot keeps a linked list of the items hashed to it.", "speech"))]
+    out = [s.text for s in _written(run, "what is chaining?")]
+    assert out == ["On the slide \u201cHashing\u201d: \u201cSo this is an idea called chaining, I can put anything I want "
+                   "there\u201d.", "Each slot keeps a linked list of the items hashed to it."]
