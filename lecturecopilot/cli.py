@@ -2,7 +2,7 @@
 
 Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL``,
 ``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``, ``migrate-vectors``,
-``reindex [--course ID] [--lecture ID]``.
+``reindex [--course ID|TITLE] [--lecture ID]``.
 """
 
 from __future__ import annotations
@@ -31,9 +31,12 @@ def _parser() -> argparse.ArgumentParser:
     proc.add_argument("--language", default="", help="spoken language code, e.g. en (default: detect)")
     proc.add_argument("--no-wait", action="store_true", help="queue it and return")
     sub.add_parser("migrate-vectors", help="convert a database's real[] embedding columns to pgvector's vector(384)")
-    reidx = sub.add_parser("reindex", help="rebuild the passages of ready lectures from their transcripts, in place "
-                                           "(after an upgrade that changes how passages are cut)")
-    reidx.add_argument("--course", help="only this course's lectures (its id)")
+    reidx_help = ("rebuild the passages of ready lectures from their transcripts, in place "
+                  "(after an upgrade that changes how passages are cut)")
+    reidx = sub.add_parser("reindex", help=reidx_help, description=reidx_help[:1].upper() + reidx_help[1:] +
+                           ". Lectures stay ready and answer from their old passages until the new ones are saved; "
+                           "nothing is transcribed again. Exit 0 done, 1 a lecture skipped, 2 refused.")
+    reidx.add_argument("--course", help="only this course's lectures (its id or exact title)")
     reidx.add_argument("--lecture", help="only this lecture (its id)")
     return parser
 

@@ -24,6 +24,7 @@ class LectureInfo:
     title: str
     duration_s: float | None
     chapters: tuple[tuple[float, str], ...] = ()  # (start_s, title)
+    summaries: tuple[str, ...] = ()  # per chapter, its summary bullets (sentences), "\n"-joined; may be empty
 
 
 _HOW_MANY = re.compile(r"\bhow many (?:lectures|videos|classes|sessions)\b|\b(?:list|show)(?: me)? (?:all |the )*lectures\b"
@@ -80,13 +81,38 @@ def asks_for_outline(question: str) -> int | None:
     return None if any(not common_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", rest)) else n
 
 
+_SLIDE_LIKE = re.compile(r"^[^.?!:]{1,60}: |; ")  # "Hashing: item; item." is a slide's text, no summary
+
+
+def chapter_summary(bullets: str) -> str:
+    """The first of a chapter's summary bullets (``"\n"``-joined sentences) that reads as a sentence of
+    the lecture, cleaned of disfluencies: not a slide's "Title: item; item", not a question, not
+    classroom talk, at least 6 words; "" when none does."""
+    from .disfluency import clean
+    from .write import is_chatter
+
+    for b in bullets.split("\n"):
+        text = clean(b, opening=True)
+        if (len(text.split()) >= 6 and not _SLIDE_LIKE.search(b) and not text.endswith("?")
+                and not is_chatter(text)):
+            return text if text.endswith((".", "!")) else text + "."
+    return ""
+
+
 def lecture_outline(l: LectureInfo) -> list[AnswerSentence]:
-    """What one lecture is about: its title and chapters, each chapter cited at its start."""
+    """What one lecture is about: its title and chapters, each chapter cited at its start with the
+    first sentence of its summary (:func:`chapter_summary`) when it has one."""
     if not l.chapters:
         return [AnswerSentence(f"L{l.number} is \u201c{l.title}\u201d ({_dur(l)}).", [Cite(l.id, l.number, 0.0)])]
-    head = AnswerSentence(f"L{l.number} \u201c{l.title}\u201d ({_dur(l)}) has {len(l.chapters)} chapter"
-                          f"{'s' if len(l.chapters) != 1 else ''}:", [Cite(l.id, l.number, 0.0)])
-    return [head] + [AnswerSentence(f"{title} ({clock(t)}).", [Cite(l.id, l.number, t)]) for t, title in l.chapters]
+    summaries = [chapter_summary(x) for x in l.summaries] + [""] * len(l.chapters)
+    if len(l.chapters) == 1:
+        (t, title), summary = l.chapters[0], summaries[0]
+        return [AnswerSentence(f"L{l.number} \u201c{l.title}\u201d ({_dur(l)}) is one chapter, {title}"
+                               + (f": {summary}" if summary else "."), [Cite(l.id, l.number, t)])]
+    head = AnswerSentence(f"L{l.number} \u201c{l.title}\u201d ({_dur(l)}) has {len(l.chapters)} chapters:",
+                          [Cite(l.id, l.number, 0.0)])
+    return [head] + [AnswerSentence(f"{title} ({clock(t)})" + (f": {summary}" if summary else "."),
+                                    [Cite(l.id, l.number, t)]) for (t, title), summary in zip(l.chapters, summaries)]
 
 
 def _dur(l: LectureInfo) -> str:

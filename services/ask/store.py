@@ -78,18 +78,21 @@ class AskStore:
 
     @db.retry_on_disconnect
     def lectures(self, course_id: str) -> list[LectureInfo]:
-        """The course's ready lectures by number, each with its chapters ``(start_s, title)`` in order."""
+        """The course's ready lectures by number, each with its chapters ``(start_s, title)`` in order and
+        their summary bullets."""
         with self.pool.connection() as conn:
             rows = conn.execute("SELECT id::text AS id, number, title, duration_s FROM lectures "
                                 "WHERE course_id=%s AND status='ready' ORDER BY number", (course_id,)).fetchall()
-            chaps = conn.execute("SELECT c.lecture_id::text AS l, c.start_s, c.title FROM chapters c "
+            chaps = conn.execute("SELECT c.lecture_id::text AS l, c.start_s, c.title, c.bullets FROM chapters c "
                                  "JOIN lectures l ON l.id=c.lecture_id WHERE l.course_id=%s ORDER BY c.idx",
                                  (course_id,)).fetchall()
         by_lecture: dict[str, list] = {}
+        bullets: dict[str, list[str]] = {}
         for c in chaps:
             by_lecture.setdefault(c["l"], []).append((c["start_s"], c["title"]))
+            bullets.setdefault(c["l"], []).append("\n".join(b for b in (c["bullets"] or []) if isinstance(b, str)))
         return [LectureInfo(r["id"], r["number"], r["title"], r["duration_s"],
-                            tuple(by_lecture.get(r["id"], ()))) for r in rows]
+                            tuple(by_lecture.get(r["id"], ())), tuple(bullets.get(r["id"], ()))) for r in rows]
 
     @db.retry_on_disconnect
     def practice_questions(self, lecture_id: str, embed: Embedder) -> int:

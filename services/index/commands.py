@@ -10,7 +10,7 @@ import uuid
 from lecturecopilot import db
 from lecturecopilot.settings import Settings
 
-from . import points
+from . import points, store
 from .reindex import Reindexed, reindex_lectures
 
 
@@ -48,12 +48,35 @@ def _line(i: int, n: int, r: Reindexed) -> None:
     print(f"[{i}/{n}] L{r.number} {r.title!r} ({r.lecture_id}): {what} ({r.seconds:.1f} s)", flush=True)
 
 
+def _course_id(pool, course: str | None) -> str | None:
+    """``--course`` as an id: a UUID as it is, else the one course with exactly that title (as
+    ``lecture-copilot process --course`` takes it); none or several with that title exit 2."""
+    if course is None:
+        return None
+    try:
+        return str(uuid.UUID(course))
+    except ValueError:
+        pass
+    shown = repr(course) if len(course) <= 60 else repr(course[:60]) + f"… ({len(course)} characters)"
+    ids = store.course_ids_titled(pool, course) if len(course) <= 200 else []
+    if len(ids) == 1:
+        return ids[0]
+    if ids:
+        print(f"--course: {len(ids)} courses are titled {shown}; give one's id: {', '.join(ids[:10])}", file=sys.stderr)
+    else:
+        print(f"--course must be a course's id (a UUID such as 3f2b…) or title; no course is titled {shown}",
+              file=sys.stderr)
+    raise SystemExit(2)
+
+
 def reindex_command(settings: Settings, course: str | None, lecture: str | None) -> int:
     """Re-indexes the ready lectures (all, one course's, or one) in place, printing a line per lecture
-    as it finishes and a summary (:func:`services.index.reindex.reindex_lectures`)."""
-    course_id, lecture_id = _uuid_or_none(course, "--course"), _uuid_or_none(lecture, "--lecture")
+    as it finishes and a summary (:func:`services.index.reindex.reindex_lectures`). ``course``: an id
+    or an exact title."""
+    lecture_id = _uuid_or_none(lecture, "--lecture")
     pool = db.make_pool(settings, max_size=2)
     try:
+        course_id = _course_id(pool, course)
         done = reindex_lectures(pool, settings.embed_model, points.writer_for(settings),
                                 course_id=course_id, lecture_id=lecture_id, report=_line)
     finally:

@@ -94,10 +94,12 @@ def test_reindex_rebuilds_a_ready_lecture_in_place_and_ask_serves_it_at_once(sta
     # the whole course (and every course) by default; an unknown or malformed id is refused
     again = _cli("--course", course)
     assert again.returncode == 0 and f"{len(fresh)} → {len(fresh)} passages" in again.stdout
+    by_title = _cli("--course", "Reindex course")  # an exact title, as `process --course` takes one
+    assert by_title.returncode == 0 and "re-indexed 1 of 1 lectures" in by_title.stdout, by_title.stderr
     none = _cli("--lecture", str(uuid.uuid4()))
     assert none.returncode == 2 and "no ready lecture matched" in none.stderr
     bad = _cli("--course", "not-an-id")
-    assert bad.returncode == 2 and "--course must be an id" in bad.stderr
+    assert bad.returncode == 2 and "no course is titled 'not-an-id'" in bad.stderr
     huge = _cli("--lecture", "x" * 10_000)
     assert huge.returncode == 2 and len(huge.stderr) < 300 and "(10000 characters)" in huge.stderr
 

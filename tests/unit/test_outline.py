@@ -60,3 +60,23 @@ def test_a_lecture_the_course_does_not_have_is_named_as_such():
 
     out = answer("What are the chapters of lecture 7?", OUTLINED, lambda t: None)
     assert out and "no lecture 7" in out[0].text and "3, 5" in out[0].text
+
+
+def test_what_a_lecture_is_about_says_it_with_each_chapter_summary():
+    from services.ask.outline import answer
+
+    two = [LectureInfo("b", 5, "Linear Sorting", 3117.0, ((0.0, "Review"), (1063.2, "Direct access array sort")),
+                       ("Hashing: one; two.\nUm, so we review the comparison model and its lower bound today.",
+                        "Does that make sense?\nWhy?\nA direct access array sort puts each key at its own index."))]
+    out = answer("What is lecture 5 about?", two, lambda t: None)
+    assert [s.text for s in out[1:]] == [
+        "Review (0:00): We review the comparison model and its lower bound today.",
+        "Direct access array sort (17:43): A direct access array sort puts each key at its own index."]
+    one = [LectureInfo("d", 1, "Dijkstra's algorithm", 60.0, ((0.0, "Distance"),),
+                       ("Today we study Dijkstra's algorithm, which finds shortest paths from one source.",))]
+    [s] = answer("what is lecture 1 about", one, lambda t: None)
+    assert s.text == ("L1 \u201cDijkstra's algorithm\u201d (1:00) is one chapter, Distance: Today we study "
+                      "Dijkstra's algorithm, which finds shortest paths from one source.")
+    assert [(c.lecture_id, c.t_s) for c in s.cites] == [("d", 0.0)]
+    bare = answer("what is lecture 1 about", [LectureInfo("d", 1, "T", 60.0, ((0.0, "Distance"),))], lambda t: None)
+    assert bare[0].text == "L1 \u201cT\u201d (1:00) is one chapter, Distance."
