@@ -30,18 +30,29 @@ DEMO_QUESTIONS = [
 ]
 
 
+# The demo's slides, written here for the five segments as a lecturer's slides would put them (a title and
+# three bullets each; the OCW transcript has no slide text for them). No clock time on a slide: OCR would read it.
+DEMO_SLIDES = {
+    26: ("Collisions", ("Different keys a, b with h(a) = h(b)", "Where do we store b?",
+                        "A linked list at each index? Slow get_at")),
+    27: ("Two ways to resolve collisions", ("Keep O(1) direct access by index", "Open addressing: another free slot",
+                                            "Chaining: another structure per slot")),
+    28: ("Open addressing", ("Python's dict uses open addressing", "Hard to analyze: not in this class",
+                             "Chaining: a pointer to a chain per slot")),
+    29: ("Chaining", ("Each slot points to a chain", "A chain: linked list or dynamic array",
+                      "Look up k: hash, then linear find in its chain")),
+    30: ("Why chaining works", ("Any sequence structure can be a chain", "Choose h so that chains stay short",
+                                "Short chains: constant-time operations")),
+}
+
+
 def demo_parts(data_dir: Path = DATA) -> list[Part]:
-    """The demo lecture's parts: one slide + narration per transcript segment."""
+    """The demo lecture's parts: per transcript segment, its slide (:data:`DEMO_SLIDES`) shown while the
+    segment's real transcript is narrated."""
     lecture_no, indexes = DEMO_SEGMENTS
     rows = [json.loads(x) for x in (data_dir / "segments.jsonl").read_text().splitlines() if x.strip()]
     chosen = {r["segment_index"]: r for r in rows if r["lecture_no"] == lecture_no and r["segment_index"] in indexes}
-    parts = []
-    for i in indexes:
-        r = chosen[i]
-        first = r["text"].split(". ")[0]
-        # a slide says what the speech is about; no clock time on it (OCR would read it as text)
-        parts.append(Part(r["lecture_title"], r["slide_text"] or first, r["text"]))
-    return parts
+    return [Part(DEMO_SLIDES[i][0], "", chosen[i]["text"], slide_lines=DEMO_SLIDES[i][1]) for i in indexes]
 
 
 DEMO_COURSE = "MIT 6.006 Introduction to Algorithms (demo)"
@@ -70,7 +81,7 @@ def run(settings: Settings) -> None:
 
 def _demo_video(settings: Settings) -> Path:
     """The demo video under ``<data_dir>/demo/``, made (Piper voice + slides) when it is not there yet."""
-    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo-piper.mp4"
+    video = settings.data_dir / "demo" / "mit6006-l4-hashing-demo-piper-slides.mp4"
     if not video.exists():
         print("Making the demo video (MIT 6.006 L4 narrated by Piper's neural voice + rendered slides)...")
         res = synth_lecture(demo_parts(), video, voice=PIPER_VOICE)
