@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .labels import clock
+from .text import refused
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ _TAG = re.compile(r"<[^>]+>")
 # a cue timing line of WebVTT (``.``) or SRT (``,``): [hh:]mm:ss.mmm --> [hh:]mm:ss.mmm [settings]
 _STAMP = r"(?:\d+:)?([0-5]\d):([0-5]\d)[.,]\d{3}"
 _TIMING = re.compile(rf"^\s*{_STAMP}\s*-->\s*{_STAMP}(?:\s|$)")
+_COMMA_MS = re.compile(r"(\d{2}:\d{2}),(\d{3})\b")
 
 
 def _bad_timing(raw: str) -> str | None:
@@ -58,11 +60,16 @@ def parse_captions(path: Path) -> list[Word]:
     """
     import webvtt
 
-    raw = _decode(path.read_bytes()).replace("\r\n", "\n").replace("\x00", "")
+    raw = _decode(path.read_bytes()).replace("\r\n", "\n")
+    # control and text-direction characters never reach a transcript (lecturecopilot.text's rule:
+    # "\u202egnp.exe" would show as "exe.png" in answers and exports); line breaks and tabs stay
+    raw = "".join(c for c in raw if not refused(c, multiline=True))
     if bad := _bad_timing(raw):
         raise ValueError(f"A cue's timing is not valid ({bad}); expected HH:MM:SS.mmm --> HH:MM:SS.mmm.")
     with tempfile.TemporaryDirectory() as tmp:
         is_vtt = raw.lstrip().startswith("WEBVTT")
+        if is_vtt:  # SRT's "00:00:01,000" in a WebVTT file (many tools write it): webvtt-py would drop the cue
+            raw = "\n".join(_COMMA_MS.sub(r"\1.\2", ln) if "-->" in ln else ln for ln in raw.split("\n"))
         clean = Path(tmp) / ("captions.vtt" if is_vtt else "captions.srt")
         clean.write_text(raw, encoding="utf-8")
         try:

@@ -156,11 +156,18 @@ def _ffmpeg(args: list[str], *, what: str, timeout: float | None = None) -> subp
     return proc
 
 
-def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_audio: bool = True) -> None:
+def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_audio: bool = True,
+                        max_pixels: int = 3840 * 2160) -> None:
     """Refuses what the pipeline cannot process. Raises :class:`MediaError` with the reason.
-    ``needs_audio=False`` when captions come with the video (nothing to transcribe then)."""
+    ``needs_audio=False`` when captions come with the video (nothing to transcribe then);
+    ``max_pixels``: the largest frame (width × height) accepted (a 300 KB file of 16000×16000 frames
+    took 2 GB to read slides from)."""
     if result.video_codec is None:
         raise MediaError(f"The file has no video stream; upload a lecture video ({CONTAINERS_LABEL}).")
+    if (result.width or 0) * (result.height or 0) > max_pixels:
+        raise MediaError(f"The video's frames are {result.width}×{result.height}; the largest accepted is "
+                         f"{max_pixels / 1e6:.1f} megapixels (3840×2160). Re-encode it smaller, e.g. "
+                         f"ffmpeg -i in.mp4 -vf scale=-2:1080 out.mp4.")
     if needs_audio and not result.has_audio:
         raise MediaError("The video has no audio track, so there is nothing to transcribe.")
     if result.duration_s <= 0:

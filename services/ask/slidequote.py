@@ -5,7 +5,7 @@ A slide reaches the index as one sentence, ``"Title: item; item; item."``
 one item sharing most words with the question, whole; an item over ``SLIDE_WORDS`` words gives its best
 sentence, then its best clause. Splits never fall inside brackets ("G = (V, E)", "(red or black; root
 black)") or at an abbreviation's dot ("Dijkstra vs. Bellman-Ford", "a.k.a. prefix tree"), and a quote is
-never empty, never only punctuation, never over ``SLIDE_CHARS`` characters.
+never empty, never only punctuation, never over ``SLIDE_CHARS`` characters (its title: ``TITLE_CHARS``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Callable
 
 SLIDE_WORDS = 20   # a slide quoted in an answer: its title and at most this many words of its text
 SLIDE_CHARS = 200  # ... and at most this many characters (a URL or a formula can be one long "word")
+TITLE_CHARS = 100  # a slide's title in a quote: at most this many characters
 _OPEN, _CLOSE = "([{", ")]}"
 # a sentence's end inside a long item: ". ", "? " or "! " after a word of 3+ letters (not "vs.", "Dr.",
 # "a.k.a.", "e.g.") before a capital, unless that word is a usual abbreviation
@@ -43,7 +44,7 @@ def top_level_split(text: str, sep: str) -> list[str]:
 def _sentences(item: str) -> list[str]:
     out, start = [], 0
     for m in _SENTENCE_END.finditer(item):
-        word = re.findall(r"[A-Za-z]+(?=\.$)", item[start:m.start()])
+        word = re.findall(r"[A-Za-z]+(?=\.$)", item[max(start, m.start() - 40):m.start()])  # the last word only
         if word and word[-1].lower() in _ABBREVIATIONS:
             continue
         out.append(item[start:m.start()])
@@ -104,8 +105,10 @@ def slide_excerpt(text: str, query: str, is_talk: Callable[[str], bool] | None =
     if len(chosen.split()) > SLIDE_WORDS:
         chosen = best(top_level_split(chosen, ",") or [chosen])
     title = title.strip().rstrip(":")
-    if not _has_text(chosen):
+    if len(title) > TITLE_CHARS:
+        title = title[:TITLE_CHARS].rsplit(" ", 1)[0].rstrip(".;,:") + "\u2026"
+    quote = _cut(chosen.rstrip(".;,").split()) if _has_text(chosen) else ""
+    if not _has_text(quote):  # nothing but punctuation within the limits ("= = = … zebra")
         return f"On the slide \u201c{title}\u201d." if _has_text(title) else ""
-    quote = _cut(chosen.rstrip(".;,").split())
     return (f"On the slide \u201c{title}\u201d: \u201c{quote}\u201d." if title
             else f"On the slide: \u201c{quote}\u201d.")

@@ -202,7 +202,7 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
             try:
                 info = media.probe(path)
                 media.check_lecture_video(info, max_duration_s=settings.max_duration_s,
-                                          needs_audio=captions is None)
+                                          needs_audio=captions is None, max_pixels=settings.max_video_pixels)
                 media.check_complete(path, info)
             except media.MediaError as e:
                 raise IngestError(str(e).replace(str(path), video.filename), status=422,

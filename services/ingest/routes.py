@@ -5,6 +5,8 @@ by :mod:`.web` (its status, code and message)."""
 
 from __future__ import annotations
 
+import re
+
 from flask import Blueprint, jsonify, request
 
 from . import resumable
@@ -34,12 +36,14 @@ def readyz():
 
 def _form_int(name: str, code: str, message: str) -> int | None:
     """The form field ``name`` as an integer (None when absent or blank); :class:`IngestError` 400
-    ``code`` with ``message`` when it is not one."""
+    ``code`` with ``message`` when it is not one written in ASCII digits (Python's ``int()`` would
+    also take "1_000", " 3 " and other scripts' digits, "٣"; the JSON routes take none of them)."""
     value = request.form.get(name)
-    try:
-        return int(value) if value not in (None, "") else None
-    except ValueError:
-        raise IngestError(message, code=code) from None
+    if value in (None, ""):
+        return None
+    if not re.fullmatch(r"-?[0-9]{1,19}", value):
+        raise IngestError(message, code=code)
+    return int(value)
 
 
 def _upload_numbers() -> tuple[int | None, int | None]:

@@ -149,6 +149,15 @@ def test_control_characters_in_a_title_are_refused(stack, course):
     _assert_nothing_written(stack, course)
 
 
+@pytest.mark.parametrize("number", ["1_000", " 3 ", "\u0663", "3.0", "0x10"])
+def test_a_lecture_number_is_ascii_digits_only(stack, course, number):
+    vtt = b"WEBVTT\n\n00:01.000 --> 00:04.000\nA heap is a binary tree.\n"
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                      files={"captions": ("a.vtt", vtt, "text/vtt")}, data={"title": "Heaps", "number": number})
+    _assert_error(r, 400, "invalid_number")
+    _assert_nothing_written(stack, course)
+
+
 def test_deeply_nested_json_is_a_400_not_a_500(stack, course):
     body = '{"question": "a", "x": ' + "[" * 20000 + "]" * 20000 + "}"
     r = requests.post(f"{stack.base}/api/courses/{course}/ask", data=body, timeout=10,

@@ -134,3 +134,17 @@ def test_later_ffmpeg_calls_force_the_probed_demuxer(tmp_path, secret_ts):
     assert not (tmp_path / "b.wav").exists() or (tmp_path / "b.wav").stat().st_size == 0
     with pytest.raises(media.MediaError, match="HLS playlist"):
         media.probe(clip)
+
+
+def test_a_small_file_of_huge_frames_is_refused(stack, tmp_path):
+    """A 2 s video of 8000×8000 frames is a few hundred KB, but reading its slides took gigabytes:
+    refused at upload by its frame size (``LC_MAX_VIDEO_PIXELS``), before anything is stored."""
+    bomb = tmp_path / "bomb.mkv"
+    _ffmpeg("-f", "lavfi", "-i", "color=black:s=8000x8000:d=2:r=2", "-f", "lavfi", "-i", "anullsrc=r=16000:cl=mono",
+            "-t", "2", "-c:v", "ffv1", "-c:a", "pcm_s16le", str(bomb))
+    assert bomb.stat().st_size < 5_000_000
+    course = stack.create_course("Frame bombs")
+    r = _upload(stack, course, "bomb.mkv", bomb.read_bytes(), captions=b"WEBVTT\n\n00:00.000 --> 00:01.000\nhi\n")
+    assert r.status_code == 422 and r.json()["error"]["code"] == "unprocessable_media", r.text
+    assert "8000\u00d78000" in r.json()["error"]["message"] and "megapixels" in r.json()["error"]["message"]
+    _nothing_written(stack, course)

@@ -81,3 +81,20 @@ def test_roll_up_captions_do_not_repeat_lines(tmp_path):
     words = parse_captions(f)
     assert " ".join(w.word for w in words) == "so a heap is a complete binary tree with the heap property"
     assert words[4].start_s == pytest.approx(2.0) and words[-1].end_s == pytest.approx(6.0, abs=0.01)
+
+
+def test_control_and_text_direction_characters_never_reach_the_words(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:04.000\nThe \u202egnp.exe\u202c walrus \u2066x\u2069 and \x01\x07\x1b[31m red\n",
+                 encoding="utf-8")
+    text = " ".join(w.word for w in parse_captions(f))
+    assert text == "The gnp.exe walrus x and [31m red"
+
+
+def test_srt_style_comma_times_in_a_webvtt_file_are_read(tmp_path):
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:00:01,000 --> 00:00:03,500\nhello there\n\n00:00:04,000 --> 00:00:05,000\nagain\n",
+                 encoding="utf-8")
+    words = parse_captions(f)
+    assert [w.word for w in words] == ["hello", "there", "again"]
+    assert words[0].start_s == 1.0 and words[-1].end_s == 5.0

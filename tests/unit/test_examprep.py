@@ -194,6 +194,9 @@ def test_not_quiz_intent(message):
     "T/F: merge sort is stable",
     "Counting sort is a comparison sort. True or false?",
     "Q3. Which one is a stable sort?\nA. merge sort\nB. selection sort\nC. heapsort",
+    "Which sort runs in linear time? 1) merge sort 2) radix sort 3) selection sort 4) insertion sort",
+    "Which is stable?\n1. heap sort\n2. merge sort\n3. selection sort",
+    "Which sort runs in linear time? Options: merge sort / radix sort / selection sort / insertion sort",
 ])
 def test_graded_items_are_detected(message):
     assert ep.looks_like_graded_item(message)
@@ -257,3 +260,13 @@ def test_a_function_stands_against_data_structures_when_the_course_has_few_funct
     assert len(d) == 3 and "merge function" in d
     assert not ({"fixed hash function", "deterministic hash function", "hash function"} & set(d))  # kinds / nested
     assert sum(ep.role_of(x) == "structure" for x in d) == 2
+
+
+def test_numbered_and_listed_options_are_kept_out_of_answers():
+    numbered = "Which sort runs in linear time? 1) merge sort 2) radix sort 3) selection sort 4) insertion sort"
+    assert [t for _, t in ep.graded_options(numbered)] == ["merge sort", "radix sort", "selection sort",
+                                                             "insertion sort"]
+    said = ["Insertion sort takes quadratic time.", "Option 2 is the one.", "A node has 2 children."]
+    assert ep.strip_answer_reveals(said, numbered) == ["A node has 2 children."]  # a bare number is no label
+    listed = "Which sort runs in linear time? Options: merge sort / radix sort / selection sort"
+    assert ep.strip_answer_reveals(["Radix sort is linear.", "Keys are digits."], listed) == ["Keys are digits."]

@@ -108,3 +108,15 @@ def test_an_answer_does_not_say_what_its_slide_quote_just_showed():
     out = [s.text for s in _written(run, "what is chaining?")]
     assert out == ["On the slide \u201cHashing\u201d: \u201cSo this is an idea called chaining, I can put anything I want "
                    "there\u201d.", "Each slot keeps a linked list of the items hashed to it."]
+
+
+def test_hostile_slides_give_short_quotes_with_words_in_linear_time():
+    import time
+
+    assert slide_excerpt(slide_sentence(["Zebra Facts", "= " * 25 + "zebra"]), "zebra") == "On the slide \u201cZebra Facts\u201d."
+    assert slide_excerpt("T: " + "(" * 5000 + "hash", "hash") == "On the slide \u201cT\u201d."
+    long_title = slide_excerpt("word " * 1000 + ": hash tables", "hash")
+    assert len(long_title) < 160 and long_title.endswith("\u201d: \u201chash tables\u201d.")
+    t0 = time.perf_counter()
+    slide_excerpt("Title: " + "abc etc. Abc " * 16000, "abc")  # 208 KB of abbreviations took 54 s
+    assert time.perf_counter() - t0 < 5

@@ -38,26 +38,37 @@ def quiz_intent(message: str) -> str | None:
 
 # -- assessment mode ------------------------------------------------------------------------
 _LETTERED = re.compile(r"(?:^|\n|\s)\(?([A-Da-d])[).:]\s+(\S[^\n]*?)(?=(?:\s+\(?[A-Da-d][).:]\s)|\n|$)")
+_NUMBERED = re.compile(r"(?:^|\n|\s)\(?([1-6])[).:]\s+(\S[^\n]*?)(?=(?:\s+\(?[1-6][).:]\s)|\n|$)")
+_OPTIONS_LIST = re.compile(r"\b(?:options|choices)\s*:\s*([^\n]+)", re.I)  # "Options: a / b / c / d"
 _TF = re.compile(r"\btrue\s*(?:or|/)\s*false\b|\b(?:true|false)\s*\?\s*$|^\s*(?:true|false)\s*[:.-]", re.I | re.M)
 
 
 def graded_options(message: str) -> list[tuple[str, str]]:
-    """(letter, option text) of a pasted item's lettered options ("A) ...", "(b) ...", "c. ...");
-    True/False items give [("", "True"), ("", "False")]; [] when there are none."""
-    found = [(m.group(1).upper(), m.group(2).strip()) for m in _LETTERED.finditer(message)]
-    letters = [l for l, _ in found]
-    for start in range(len(found)):  # a run A, B, C(, D) in order
-        run = letters[start:start + 4]
-        if len(run) >= 3 and run == ["A", "B", "C", "D"][:len(run)]:
-            return found[start:start + len(run)]
+    """(label, option text) of a pasted item's options: lettered ("A) ...", "(b) ...", "c. ..."),
+    numbered ("1) ...", "2. ...": a run 1, 2, 3, up to 6) or listed after "Options:" / "Choices:"
+    and split at "/", ";" or "|" (labels "" then); True/False items give [("", "True"), ("", "False")];
+    [] when there are none."""
+    for pattern, labels in ((_LETTERED, ["A", "B", "C", "D"]), (_NUMBERED, ["1", "2", "3", "4", "5", "6"])):
+        found = [(m.group(1).upper(), m.group(2).strip()) for m in pattern.finditer(message)]
+        seen = [l for l, _ in found]
+        for start in range(len(found)):  # a run A, B, C(, D) or 1, 2, 3(, …) in order
+            run = seen[start:start + len(labels)]
+            k = next((i for i in range(len(run)) if run[i] != labels[i]), len(run))
+            if k >= 3:
+                return found[start:start + k]
+    listed = _OPTIONS_LIST.search(message)
+    if listed:
+        parts = [p.strip(" .?") for p in re.split(r"\s[/;|]\s|\s*[;|]\s*", listed.group(1))]
+        if len([p for p in parts if p]) >= 3:
+            return [("", p) for p in parts if p]
     if _TF.search(message):
         return [("", "True"), ("", "False")]
     return []
 
 
 def looks_like_graded_item(message: str) -> bool:
-    """True for a pasted multiple-choice item (3–4 options lettered A–D, "a)", "(b)", "C.") or a
-    true/false item ("True or False: ...", "T/F", "... true or false?")."""
+    """True for a pasted multiple-choice item (3–4 options lettered A–D, "a)", "(b)", "C."; 3–6
+    numbered ones, "1)", "2."; or 3+ listed after "Options:") or a true/false item ("True or False: ...", "T/F", "... true or false?")."""
     return bool(graded_options(message)) or bool(re.search(r"\bT\s*/\s*F\b", message))
 
 
@@ -69,7 +80,7 @@ def reveals(sentence: str, options: Sequence[tuple[str, str]]) -> bool:
             l = re.escape(letter)
             if re.search(rf"\(\s*{l}\s*\)|\b{l}\)|\b(?:option|choice|answer|letter)\s*(?:is\s*)?\(?{l}\b", sentence, re.I):
                 return True
-            if letter != "A" and re.search(rf"\b{l}\b", sentence):
+            if letter != "A" and not letter.isdigit() and re.search(rf"\b{l}\b", sentence):  # a bare "2" is a number
                 return True
             if letter == "A" and re.search(r"\bA\b(?!\s+[a-z])", sentence):  # "A." or "is A", not "A hash"
                 return True
