@@ -9,7 +9,8 @@ bound (``stall_s``: the socket's timeout, so a client that sends nothing is drop
 body past either bound raises :class:`BodyTimeout` (HTTP 408) in the reader, and the connection
 closes after the response instead of being drained (gunicorn would otherwise read the rest of
 the body, in the worker thread and then in its main loop). Routes set their own bounds with
-:func:`set_body_limits` before they read (uploads get minutes, JSON bodies seconds).
+:func:`set_body_limits` before they read (uploads get minutes, JSON bodies seconds). The request line
+and headers have their own deadline (:class:`HeaderDeadlineWorker`, ``LC_HEADER_TIMEOUT_S``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import threading
 import time
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.workers.gthread import ThreadWorker
 from werkzeug.exceptions import RequestTimeout
 from werkzeug.wsgi import ClosingIterator
 
@@ -39,14 +41,51 @@ class _App(BaseApplication):
         return self._factory()
 
 
-def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600) -> None:
-    """Runs ``factory()``'s WSGI app under gunicorn: one gthread worker, ``threads`` threads.
+class HeaderDeadlineWorker(ThreadWorker):
+    """gunicorn's gthread worker with a deadline on a request's line and headers: a client that
+    trickles its headers (a header line every few seconds: "slowloris") holds a worker thread while
+    gunicorn parses them, and 16 such clients held every thread of the gateway. When the request
+    line and headers have not all arrived ``header_timeout_s`` after the thread took the connection,
+    its socket is shut down, which ends the parse (gunicorn drops the connection) and frees the thread.
+    The body has its own bounds (:func:`bounded_bodies`)."""
+
+    header_timeout_s = 10.0
+
+    def handle(self, conn):
+        timer = threading.Timer(self.header_timeout_s, _shut, (conn.sock,))
+        timer.daemon = True
+        conn.lc_header_timer = timer
+        timer.start()
+        try:
+            return super().handle(conn)
+        finally:
+            timer.cancel()
+
+    def handle_request(self, req, conn):
+        timer = getattr(conn, "lc_header_timer", None)
+        if timer is not None:  # the request line and headers are in: the deadline is met
+            timer.cancel()
+        return super().handle_request(req, conn)
+
+
+def _shut(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600,
+             header_timeout_s: float = 10.0) -> None:
+    """Runs ``factory()``'s WSGI app under gunicorn: one :class:`HeaderDeadlineWorker` (gthread),
+    ``threads`` threads, request line and headers due within ``header_timeout_s`` seconds.
 
     One worker keeps the models and pools of a process single; scale with more processes. gunicorn's
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
     the gateway and ingest (and a second stack) would take it from each other, and nothing uses it.
     """
-    _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": "gthread", "threads": threads,
+    HeaderDeadlineWorker.header_timeout_s = header_timeout_s
+    _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": HeaderDeadlineWorker, "threads": threads,
                    "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
                    "loglevel": "info", "control_socket_disable": True}).run()
 

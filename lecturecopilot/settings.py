@@ -109,6 +109,8 @@ class Settings(BaseSettings):
     upload_relays_max: int = Field(default=6, description="Upload bodies one gateway process relays at once "
                                    "(each holds one of its 16 threads); beyond: 503 with Retry-After.")
     body_timeout_s: float = Field(default=10.0, description="Longest any other request body may take to arrive.")
+    header_timeout_s: float = Field(default=10.0, description="Longest a request's line and headers may take to "
+                                    "arrive (gateway, ingest): a client trickling headers loses its connection.")
 
     # kept after 5-fold cross-validation over the dev and fresh held-out questions (python -m evals.cv): refitting
     # them did not beat these on the folds left out (see services/ask/gate.py)

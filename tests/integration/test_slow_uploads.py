@@ -160,3 +160,52 @@ def test_slow_json_bodies_are_bounded_too(stack, slow):
         stop.set()
     took = time.monotonic() - t0
     assert outcome != 200 and took < BODY_S + 4, (outcome, took)
+
+
+def test_clients_trickling_headers_lose_their_connection_and_the_site_keeps_answering(stack):
+    """20 connections that send a request line and then one header line a second (more than the
+    gateway's 16 threads) held every thread before; with ``LC_HEADER_TIMEOUT_S`` each is dropped when
+    its headers are not in by then, and a plain request meanwhile is answered."""
+    import socket
+
+    gw = Gateway(stack, {"LC_HEADER_TIMEOUT_S": "3"})
+    stop, socks = threading.Event(), []
+    try:
+        for _ in range(20):
+            s = socket.create_connection(("127.0.0.1", gw.port), timeout=30)
+            s.sendall(b"GET /api/courses HTTP/1.1\r\nHost: x\r\n")
+            socks.append(s)
+
+        def trickle(s):
+            n = 0
+            while not stop.is_set():
+                try:
+                    s.sendall(f"X-Slow-{n}: y\r\n".encode())
+                except OSError:
+                    return
+                n += 1
+                stop.wait(1.0)
+
+        threads = [threading.Thread(target=trickle, args=(s,), daemon=True) for s in socks]
+        for t in threads:
+            t.start()
+        time.sleep(1.5)  # every thread is now busy parsing a trickle
+        t0 = time.monotonic()
+        r = requests.get(f"{gw.base}/api/courses", timeout=25)
+        assert r.status_code == 200, r.text
+        waited = time.monotonic() - t0
+        closed = 0
+        for s in socks:  # each trickling connection was dropped by the server (EOF or reset)
+            s.settimeout(10)
+            try:
+                closed += s.recv(1024) == b""
+            except (ConnectionResetError, BrokenPipeError):
+                closed += 1
+            except socket.timeout:
+                pass
+        assert closed == len(socks), f"{closed} of {len(socks)} dropped; the plain request waited {waited:.1f} s"
+    finally:
+        stop.set()
+        for s in socks:
+            s.close()
+        gw.close()
