@@ -74,6 +74,8 @@ def reindex_command(settings: Settings, course: str | None, lecture: str | None)
     as it finishes and a summary (:func:`services.index.reindex.reindex_lectures`). ``course``: an id
     or an exact title."""
     lecture_id = _uuid_or_none(lecture, "--lecture")
+    # the embedded Postgres starts on first use and keeps running; one this command started is stopped after it
+    started = not settings.database_url and not (settings.data_dir / "pg" / "postmaster.pid").exists()
     pool = db.make_pool(settings, max_size=2)
     try:
         course_id = _course_id(pool, course)
@@ -81,6 +83,12 @@ def reindex_command(settings: Settings, course: str | None, lecture: str | None)
                                 course_id=course_id, lecture_id=lecture_id, report=_line)
     finally:
         pool.close()
+        if started:
+            from lecturecopilot.embedded import stop_embedded_postgres
+
+            print(f"(the embedded Postgres in {settings.data_dir / 'pg'} was not running: started for this run "
+                  "and stopped again)", file=sys.stderr)
+            stop_embedded_postgres(settings)
     if not done:
         print("no ready lecture matched: nothing to re-index", file=sys.stderr)
         return 2 if (course_id or lecture_id) else 0
