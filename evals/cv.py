@@ -362,8 +362,13 @@ def main() -> None:
                     "default": {"coverage_weight": settings.gate_coverage_weight, "threshold": settings.gate_threshold,
                                 **gate_fixed(rows, settings.gate_coverage_weight, settings.gate_threshold)}},
            "command": "python -m evals.cv " + " ".join(sys.argv[1:])}
+    publish(out, "cv-latest.json")
+
+
+def publish(out: dict, name: str) -> None:
+    """Writes ``out`` to ``evals/results/<name>`` and prints it (JSON)."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "cv-latest.json").write_text(json.dumps(out, indent=2))
+    (RESULTS / name).write_text(json.dumps(out, indent=2))
     json.dump(out, sys.stdout, indent=2)
     print()
 

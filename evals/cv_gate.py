@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 import requests
 
-from evals.cv import CACHE, dev_course_index, gate_cv, question_set
-from evals.retrieval import RESULTS, lecture_vtt, load_jsonl
+from evals.cv import CACHE, dev_course_index, gate_cv, publish, question_set
+from evals.retrieval import lecture_vtt, load_jsonl
 
 ROBUSTNESS = Path(__file__).resolve().parent / "robustness"
 VARIANTS = ("course_idf", "course_idf_x_specificity", "specificity")
@@ -166,10 +166,7 @@ def main() -> None:
                               "pooled_at_default": at(data["pooled"], v, s.gate_coverage_weight, s.gate_threshold),
                               "robustness_at_default": at(data["robustness"], v, s.gate_coverage_weight,
                                                           s.gate_threshold)}
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "cv-gate-latest.json").write_text(json.dumps(out, indent=2))
-    json.dump(out, sys.stdout, indent=2)
-    print()
+    publish(out, "cv-gate-latest.json")
 
 
 if __name__ == "__main__":
