@@ -164,9 +164,10 @@ class _Answer:
 
 
 def search_query(index: SearchIndex, course_id: str, question: str) -> str:
-    """``question`` as retrieval searches it, for ask and the search endpoint alike: misspellings
-    corrected towards the course's words (:func:`spelling.correct`), then the request framing
-    dropped (:func:`gate.request_topic`: "Explain chaining." → "chaining."). Syncs the course."""
+    """``question`` as the search endpoint searches it, by the two steps ask takes before it retrieves
+    (:func:`answer_question` corrects misspellings towards the course's words, :func:`spelling.correct`,
+    and keeps that question for the outline and the gate; :func:`_retrieved` then drops the request
+    framing, :func:`gate.request_topic`: "Explain chaining." → "chaining."). Syncs the course."""
     index.sync_course(course_id)
     return gate.request_topic(spelling.correct(question, index.course_vocabulary(course_id)))
 

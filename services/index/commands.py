@@ -14,14 +14,18 @@ from . import points, store
 from .reindex import Reindexed, reindex_lectures
 
 
+def _shown(value: str) -> str:
+    """``value`` as an error message quotes it: at most 60 characters, with its length when cut."""
+    return repr(value) if len(value) <= 60 else repr(value[:60]) + f"… ({len(value)} characters)"
+
+
 def _uuid_or_none(value: str | None, flag: str) -> str | None:
     if value is None:
         return None
     try:
         return str(uuid.UUID(value))
     except ValueError:
-        shown = repr(value) if len(value) <= 60 else repr(value[:60]) + f"… ({len(value)} characters)"
-        print(f"{flag} must be an id (a UUID such as 3f2b…), not {shown}", file=sys.stderr)
+        print(f"{flag} must be an id (a UUID such as 3f2b…), not {_shown(value)}", file=sys.stderr)
         raise SystemExit(2) from None
 
 
@@ -57,7 +61,7 @@ def _course_id(pool, course: str | None) -> str | None:
         return str(uuid.UUID(course))
     except ValueError:
         pass
-    shown = repr(course) if len(course) <= 60 else repr(course[:60]) + f"… ({len(course)} characters)"
+    shown = _shown(course)
     ids = store.course_ids_titled(pool, course) if len(course) <= 200 else []
     if len(ids) == 1:
         return ids[0]
