@@ -136,13 +136,18 @@ def check_title(title, filename: str) -> str:
         raise IngestError(f"{e}{why}", code="invalid_title") from None
 
 
-def check_course_and_number(records: IngestStore, course_id: str, number: int | None) -> None:
+def check_course_and_number(records: IngestStore, course_id: str, number: int | None, idle_s: float) -> None:
     """Raises :class:`IngestError` 404 when the course does not exist, 409 ``number_taken`` when
-    it already has a lecture ``number``."""
+    it already has a lecture ``number`` or an open resumable upload into it holds that number
+    (receiving, a chunk within ``idle_s`` seconds: ``LC_UPLOAD_IDLE_S``)."""
     if not records.course_exists(course_id):
         raise IngestError("Unknown course.", status=404, code="not_found")
-    if number is not None and records.number_in_use(course_id, number):
+    if number is None:
+        return
+    if records.number_in_use(course_id, number):
         raise number_taken(number)
+    if records.number_reserved(course_id, number, idle_s):
+        raise number_reserved(number, idle_s)
 
 
 def number_taken(number: int) -> IngestError:
@@ -151,11 +156,21 @@ def number_taken(number: int) -> IngestError:
                        "(citations name lectures by number).", status=409, code="number_taken")
 
 
+def number_reserved(number: int, idle_s: float) -> IngestError:
+    """The 409 for a lecture number an open resumable upload holds (``idle_s``: its expiry)."""
+    return IngestError(f"Lecture {number} of this course is being uploaded now; the upload holds the number until "
+                       f"it finishes, or until it expires {idle_s / 60:g} minutes after its last chunk. Choose "
+                       "another number.", status=409, code="number_taken")
+
+
 def check_upload(*, records: IngestStore, course_id: str, title, number: int | None, video_name: str | None,
-                 captions_name: str | None, language: str = "") -> tuple[str, str, str | None, str | None]:
+                 captions_name: str | None, upload_idle_s: float,
+                 language: str = "") -> tuple[str, str, str | None, str | None]:
     """Every check an upload's declared metadata must pass, made before any byte is kept (at the
     start of a resumable upload too): the course exists, the file names are plain and of an
-    accepted type, the title is allowed, the language is a language tag, the number is free.
+    accepted type, the title is allowed, the language is a language tag, the number is free (no
+    lecture has it and no open resumable upload holds it: ``upload_idle_s``, see
+    :func:`check_course_and_number`).
     Returns ``(course_id, title, video_name, captions_name)`` cleaned. Raises :class:`IngestError` (404, 400, 415, 409)."""
     course_id = course_uuid(course_id)
     if video_name is None and captions_name is None:
@@ -168,7 +183,7 @@ def check_upload(*, records: IngestStore, course_id: str, title, number: int | N
     title = check_title(title, video_name or captions_name)
     if language and not (isinstance(language, str) and LANGUAGE.fullmatch(language)):
         raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
-    check_course_and_number(records, course_id, number)
+    check_course_and_number(records, course_id, number, upload_idle_s)
     return course_id, title, video_name, captions_name
 
 
@@ -186,7 +201,8 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
     """
     course_id, title, vname, cname = check_upload(records=records, course_id=course_id, title=title, number=number,
                                                   video_name=video and video.filename,
-                                                  captions_name=captions and captions.filename, language=language)
+                                                  captions_name=captions and captions.filename, language=language,
+                                                  upload_idle_s=settings.upload_idle_s)
     for up, name in ((video, vname), (captions, cname)):
         if up is not None:
             up.filename = name
@@ -212,7 +228,7 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
             captions_uri, duration = _store_captions(settings, store, captions, lecture_id, duration)
         number = _register(records, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
                            duration=duration, media_uri=media_uri, captions_uri=captions_uri, info=info,
-                           language=language)
+                           language=language, idle_s=settings.upload_idle_s)
         publish_uploaded(records, publish, ev.LectureUploaded(
             lecture_id=lecture_id, course_id=course_id, media_uri=media_uri, captions_uri=captions_uri, title=title,
             number=number, duration_s=duration, language=language or ""), forget_on_failure=True)
@@ -272,18 +288,19 @@ NUMBER_TRIES = 50  # next-free-number attempts when concurrent uploads keep taki
 
 
 def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: int | None, title: str,
-              duration: float, media_uri: str, captions_uri: str, info, language: str) -> int:
+              duration: float, media_uri: str, captions_uri: str, info, language: str, idle_s: float) -> int:
     """Registers the lecture as ``queued`` (:meth:`~.store.IngestStore.register_lecture`) and
     returns its number. A lecture with this id already there (a repeat after a lost connection, or
     a resumable upload's finish run again) is left as it is and its number returned. Without
-    ``number``, the lecture gets the course's next one (tried :data:`NUMBER_TRIES` times under
-    concurrent uploads). Raises :class:`IngestError` 409 ``number_taken``."""
+    ``number``, the lecture gets the course's next one, past the numbers open resumable uploads hold
+    (``idle_s``: their expiry), tried :data:`NUMBER_TRIES` times under concurrent uploads. Raises
+    :class:`IngestError` 409 ``number_taken``."""
     got = records.register_lecture({
         "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
         "media_path": MediaStore.column(media_uri) if media_uri else None,
         "captions_path": MediaStore.column(captions_uri) if captions_uri else None,
         "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
-        number, tries=NUMBER_TRIES)
+        number, tries=NUMBER_TRIES, idle_s=idle_s)
     if got is None:
         raise number_taken(number) if number is not None else IngestError(
             "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")

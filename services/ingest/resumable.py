@@ -10,7 +10,9 @@ is :func:`.partfiles.parts_of`'s.
    name and type, title, number still free), the size limit, how many uploads the person has
    open (``LC_UPLOADS_OPEN_MAX``, 429) and whether the store can hold it: its size must fit in
    the free space less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES``
-   (507). Nothing is accepted for another name or size afterwards.
+   (507). Nothing is accepted for another name or size afterwards. While it is open (receiving,
+   not idle) the upload holds its lecture number: another upload declaring it is refused (409) and
+   one without a number gets a later one.
 2. :func:`put_chunk` appends one chunk ``bytes first-last/size`` (with object storage, at least
    ``LC_UPLOAD_MIN_CHUNK_BYTES`` unless it is the last, else 400 ``chunk_too_small``). A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
@@ -18,7 +20,8 @@ is :func:`.partfiles.parts_of`'s.
    ``.part`` file (:func:`.partfiles.locked_part`; with object storage a Postgres advisory lock on
    a connection of its own); no pooled connection or transaction is held while the bytes stream. A chunk
    that does not arrive whole (cut off, too short or long, past its time bound) is discarded: the
-   offset stays where it was.
+   offset stays where it was. A chunk of an upload whose number a lecture took in the moment
+   between its check and its start is refused (409), the upload with it.
 3. When the offset reaches the size, the upload turns ``finishing`` and the file goes through
    :func:`~.core.ingest_lecture` (the checks of a multipart upload: type, ffprobe, duration, audio)
    under the same lock, with the lecture id fixed by the upload id (:func:`lecture_id_of`). If
@@ -50,7 +53,8 @@ from werkzeug.http import parse_content_range_header
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .core import (IngestError, Upload, check_upload, ingest_lecture, number_reserved, number_taken, publish_uploaded,
+                   uploaded_event)
 from .partfiles import Busy, parts_of
 from .store import IngestStore
 
@@ -116,7 +120,7 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")
     course_id, title, filename, _ = check_upload(records=records, course_id=course_id, title=title, number=number,
                                                  video_name=filename, captions_name=None,
-                                                 language=language)
+                                                 language=language, upload_idle_s=settings.upload_idle_s)
     if size > settings.max_upload_bytes:
         raise IngestError(f"The file is larger than the {settings.max_upload_bytes // 1024**3} GB limit.",
                           status=413, code="too_large")
@@ -130,7 +134,7 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
             meta={"title": title, "number": number, "language": language or ""}, owner=owner, open_states=OPEN,
             idle_s=settings.upload_idle_s,
             admit=lambda open_rows: _admit(settings, store, open_rows, size=size, owner=owner, capped=capped,
-                                           expected=parts.expected))
+                                           expected=parts.expected, course_id=course_id, number=number))
     except BaseException:
         parts.remove(upload_id)
         raise
@@ -138,13 +142,16 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
 
 
 def _admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int, owner: str | None,
-           capped: bool, expected: Callable[[list[dict]], int]) -> None:
-    """The policy of a start, given the uploads open now (``id``, ``size``, ``owner``, ``left_s``):
-    a ``capped`` owner may have ``LC_UPLOADS_OPEN_MAX`` open (else 429 with ``Retry-After``, the
+           capped: bool, expected: Callable[[list[dict]], int], course_id: str, number: int | None) -> None:
+    """The policy of a start, given the uploads open now (``id``, ``size``, ``owner``, ``course_id``,
+    ``number``, ``left_s``): no open upload into ``course_id`` may hold lecture ``number`` already
+    (else 409: two starts checked it at once), a ``capped`` owner may have ``LC_UPLOADS_OPEN_MAX`` open (else 429 with ``Retry-After``, the
     seconds until the first of theirs can expire), and ``size`` bytes must fit in the free space
     less what open uploads still expect (``expected(open_rows)``: none on this disk with object
     storage) and less ``LC_UPLOAD_DISK_RESERVE_BYTES`` (else 507)."""
     idle = settings.upload_idle_s
+    if number is not None and any(r["course_id"] == course_id and r["number"] == number for r in open_rows):
+        raise number_reserved(number, idle)
     mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
     if capped and len(mine) >= settings.uploads_open_max:
         wait = max(1, int(min(r["left_s"] for r in mine)) + 1)
@@ -237,7 +244,8 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
     :class:`IngestError`: 400 missing/invalid range, a body of another length or one cut off
     (the offset unchanged), a chunk other than the last under the backend's minimum
     (``chunk_too_small``: ``LC_UPLOAD_MIN_CHUNK_BYTES`` with object storage), 408 a body slower than ``LC_UPLOAD_CHUNK_TIMEOUT_S`` (discarded), 409
-    a chunk that does not start at the offset (or another client writing), 410 an upload already
+    a chunk that does not start at the offset (or another client writing) or of an upload whose
+    lecture number a lecture took meanwhile (the upload is refused), 410 an upload already
     finished or expired, and what the finish raises (see :func:`~.core.ingest_lecture`).
     """
     row = _row(records, settings, upload_id)
@@ -256,6 +264,8 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
                 if row["state"] == "queued" and row["lecture_id"]:  # finished by this request
                     return _status(settings, row, row["size"])
                 raise _closed(row)
+            if rng.stop < row["size"]:  # the last chunk's finish checks the number anyway
+                _refuse_if_taken(records, store, row)
             at = f.size()
             if rng.start != at:
                 raise IngestError(f"The next chunk must start at byte {at}.", status=409, code="wrong_offset")
@@ -268,6 +278,21 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
     except Busy:
         raise IngestError("Another chunk of this upload is being written; retry.", status=409, code="busy") from None
     return _status(settings, _row(records, settings, upload_id), row["size"])
+
+
+def _refuse_if_taken(records: IngestStore, store: MediaStore, row: dict) -> None:
+    """Refuses a receiving upload (the caller holds its lock) whose declared lecture number a
+    lecture took meanwhile (one registered in the moment between this upload's check and its
+    start, or while it finished; open uploads otherwise hold their number): ``refused``, its bytes
+    removed, :class:`IngestError` 409 ``number_taken`` raised, so the client stops sending now
+    rather than at the last chunk."""
+    number = (row["meta"] or {}).get("number")
+    if number is None or not records.number_in_use(str(row["course_id"]), number):
+        return
+    err = number_taken(number)
+    if records.set_upload_state(str(row["id"]), "refused", frm=("receiving",), error=str(err)):
+        parts_of(store, records).remove(str(row["id"]))
+    raise err
 
 
 # -- finishing, expiry, sweeping --------------------------------------------------------------

@@ -27,6 +27,11 @@ _INSERT_LECTURE = (
     "'queued', 'queued', %(duration_s)s::float8, %(media_path)s::text, %(captions_path)s::text, "
     "%(media_info)s::jsonb, %(language)s::text {source} "
     "ON CONFLICT (course_id, number) DO NOTHING RETURNING number")
+# the numbers open resumable uploads hold in a course: receiving, and a chunk within the idle expiry
+# (a finishing one is about to register its lecture, whose row then holds the number)
+_RESERVED = ("SELECT (meta->>'number')::int FROM uploads WHERE course_id = %(course_id)s::uuid "
+             "AND state = 'receiving' AND active_at >= now() - make_interval(secs => %(idle_s)s) "
+             "AND jsonb_typeof(meta->'number') = 'number'")
 
 
 class IngestStore:
@@ -51,7 +56,15 @@ class IngestStore:
                                 (course_id, number)).fetchone() is not None
 
     @db.retry_on_disconnect
-    def register_lecture(self, row: dict, number: int | None, *, tries: int) -> int | None:
+    def number_reserved(self, course_id: str, number: int, idle_s: float) -> bool:
+        """True when an open resumable upload into the course (receiving, a chunk within ``idle_s``
+        seconds) holds lecture ``number`` (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute(f"SELECT 1 FROM ({_RESERVED}) AS r(number) WHERE number = %(number)s",
+                                {"course_id": course_id, "idle_s": idle_s, "number": number}).fetchone() is not None
+
+    @db.retry_on_disconnect
+    def register_lecture(self, row: dict, number: int | None, *, tries: int, idle_s: float) -> int | None:
         """Inserts the lecture ``row`` (``id``, ``course_id``, ``title``, ``duration_s``,
         ``media_path``, ``captions_path``, ``media_info`` JSON text, ``language``) as ``queued``
         and returns its number; a lecture with this id already there is left as it is and its
@@ -59,8 +72,9 @@ class IngestStore:
 
         A number is used once per course (``lectures_course_number``, a unique index: concurrent
         uploads are decided by Postgres). With ``number``, returns None when it is taken; without,
-        the lecture gets the course's highest number + 1, read again and retried when another upload
-        took it first, at most ``tries`` times (then None)."""
+        the lecture gets the number after the course's highest one and the highest an open resumable
+        upload holds (``idle_s``: see :meth:`number_reserved`), read again and retried when another
+        upload took it first, at most ``tries`` times (then None)."""
         with self.pool.connection() as conn:
             got = conn.execute("SELECT number FROM lectures WHERE id=%s", (row["id"],)).fetchone()
         if got is not None:
@@ -68,8 +82,9 @@ class IngestStore:
         if number is not None:
             query, args = _INSERT_LECTURE.format(number="%(number)s::int", source=""), {**row, "number": number}
         else:
-            query, args = _INSERT_LECTURE.format(number="coalesce(max(number), 0) + 1",
-                                                 source="FROM lectures WHERE course_id = %(course_id)s::uuid"), row
+            query, args = _INSERT_LECTURE.format(
+                number=f"greatest(coalesce(max(number), 0), (SELECT coalesce(max(n), 0) FROM ({_RESERVED}) AS r(n))) + 1",
+                source="FROM lectures WHERE course_id = %(course_id)s::uuid"), {**row, "idle_s": idle_s}
         with self.pool.connection() as conn:
             for _ in range(1 if number is not None else tries):
                 # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
@@ -162,13 +177,15 @@ class IngestStore:
                         admit: Callable[[list[dict]], None]) -> None:
         """Inserts an upload (state ``receiving``) once ``admit`` accepted the uploads open now, in
         one transaction that holds an advisory lock (two starts never both see the same open uploads).
-        ``admit`` gets the open ones (``id``, ``size``, ``owner``, ``left_s``: seconds until an idle one
-        expires; a receiving one idle for ``idle_s`` is not open) and raises to refuse (rolled back).
+        ``admit`` gets the open ones (``id``, ``size``, ``owner``, ``course_id``, ``number`` (the
+        lecture number it declared, or None), ``left_s``: seconds until an idle one expires; a
+        receiving one idle for ``idle_s`` is not open) and raises to refuse (rolled back).
         Retried."""
         with self.pool.connection() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_START_LOCK,))
             open_rows = conn.execute(
-                "SELECT id, size, owner, extract(epoch FROM active_at + make_interval(secs => %s) - now()) AS left_s "
+                "SELECT id, size, owner, course_id::text, meta->'number' AS number, "
+                "extract(epoch FROM active_at + make_interval(secs => %s) - now()) AS left_s "
                 "FROM uploads WHERE state = ANY(%s) AND NOT (state='receiving' AND active_at < now() - "
                 "make_interval(secs => %s))", (idle_s, list(open_states), idle_s)).fetchall()
             admit(open_rows)

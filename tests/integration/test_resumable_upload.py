@@ -168,6 +168,60 @@ def test_an_upload_is_checked_when_it_starts(stack):
     assert meta["title"] == "Two heaps" and meta["number"] == 2
 
 
+def _captions_lecture(stack, course, title, number=None):
+    data = {"title": title} if number is None else {"title": title, "number": str(number)}
+    return requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                         files={"captions": ("a.vtt", VTT, "text/vtt")}, data=data)
+
+
+def _numbers(stack, course) -> list[int]:
+    lectures = requests.get(f"{stack.base}/api/courses/{course}", timeout=10).json()["lectures"]
+    return sorted(lec["number"] for lec in lectures)
+
+
+def test_an_open_upload_holds_its_lecture_number(stack):
+    """An upload that declared lecture 2 keeps it while it is open: another upload naming 2 is
+    refused at once (multipart or resumable), one naming no number gets a later one, and the
+    hold ends when the upload goes idle past LC_UPLOAD_IDLE_S."""
+    course = stack.create_course("Numbers held")
+    assert _captions_lecture(stack, course, "One").status_code == 202
+    held = _start(stack, course, "two.mp4", 5000, title="Two", number=2)
+    assert held.status_code == 201, held.text
+    uid = held.json()["upload_id"]
+    assert _put(stack, uid, b"x" * 1000, 0, 5000).json()["offset"] == 1000
+    assert "being uploaded" in _err(_captions_lecture(stack, course, "Also two", 2), 409, "number_taken")
+    assert "being uploaded" in _err(_start(stack, course, "b.mp4", 5000, number=2), 409, "number_taken")
+    # the number is held in this course only
+    other = stack.create_course("Numbers elsewhere")
+    assert _captions_lecture(stack, other, "Two there", 2).status_code == 202
+    # without a number, the next lectures go past the held one
+    assert _captions_lecture(stack, course, "Next").status_code == 202
+    assert _captions_lecture(stack, course, "And next").status_code == 202
+    assert _numbers(stack, course) == [1, 3, 4]
+    # an upload idle past its expiry holds nothing
+    _age(stack, uid, stack.settings.upload_idle_s + 5)
+    assert _captions_lecture(stack, course, "Two at last", 2).status_code == 202
+    assert _numbers(stack, course) == [1, 2, 3, 4]
+
+
+def test_a_number_taken_mid_upload_stops_the_upload_at_its_next_chunk(stack):
+    """If a lecture gets the number anyway (another lecture's number changed by PATCH, which is
+    the gateway's and does not look at uploads), the upload's next chunk is refused with 409 and
+    the upload with it, its bytes removed, rather than taking every chunk and refusing the file at
+    the end."""
+    course = stack.create_course("Number taken mid-upload")
+    uid = _start(stack, course, "seven.mp4", 5000, title="Seven", number=7).json()["upload_id"]
+    assert _put(stack, uid, b"x" * 1000, 0, 5000).json()["offset"] == 1000
+    other = _captions_lecture(stack, course, "Another").json()["lecture_id"]
+    r = requests.patch(f"{stack.base}/api/lectures/{other}", json={"number": 7}, headers=stack.admin, timeout=10)
+    assert r.status_code == 200, r.text
+    assert "lecture 7" in _err(_put(stack, uid, b"x" * 1000, 1000, 5000), 409, "number_taken")
+    st = _status(stack, uid)
+    assert st["state"] == "refused" and "lecture 7" in st["error"]
+    assert not (stack.settings.media_dir / "uploads" / f"{uid}.part").exists()
+    _err(_put(stack, uid, b"x" * 1000, 1000, 5000), 410, "upload_closed")
+
+
 def test_abandoned_uploads_expire_and_their_bytes_go(stack):
     """Item 16: an upload with no chunk for LC_UPLOAD_IDLE_S expires, its bytes are removed, and
     it no longer counts; a chunk restarts the clock."""
