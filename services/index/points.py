@@ -36,13 +36,22 @@ def writer_for(settings: Settings) -> PointWriter | None:
 def write_points(pool: ConnectionPool, writer: PointWriter, lecture_id: str) -> int:
     """Writes the lecture's points (its segments and sub-chunks as Postgres holds them) to
     ``writer``, replacing the ones it had; a lecture deleted meanwhile loses its points instead.
-    Returns the number of points written. Raises qdrant-client's errors when the server refuses."""
+    Returns the number of points written (0 when it was deleted). Raises qdrant-client's errors
+    when the server refuses.
+
+    A deletion (ingest's) removes the lecture's row, then its points; this writes the points, then
+    looks at the row again. However the two interleave, one of them removes the points last: a
+    lecture deleted while its points were being written leaves none behind."""
     lecture, segs, subs = store.point_rows(pool, lecture_id)
     if lecture is None:
         writer.delete_lectures([lecture_id])
         return 0
     points = lecture_points(lecture["course_id"], lecture_id, lecture["number"], segs, subs)
     writer.replace_lecture(lecture_id, points)
+    if not store.lecture_exists(pool, lecture_id):
+        writer.delete_lectures([lecture_id])
+        log.info("%s was deleted while its points were written: removed them", lecture_id)
+        return 0
     log.info("wrote %d points of %s to %s", len(points), lecture_id, writer.collection)
     return len(points)
 

@@ -143,6 +143,12 @@ def point_rows(pool: ConnectionPool, lecture_id: str) -> tuple[dict | None, list
     return lecture, segs, subs
 
 
+def lecture_exists(pool: ConnectionPool, lecture_id: str) -> bool:
+    """True while the lecture's row is there (a deletion removes it before its points)."""
+    with pool.connection() as conn:
+        return conn.execute("SELECT 1 FROM lectures WHERE id=%s", (lecture_id,)).fetchone() is not None
+
+
 def ready_lectures(pool: ConnectionPool, course_id: str | None = None) -> list[str]:
     """Ids of the indexed, ready lectures (of ``course_id``, or of every course), oldest first."""
     with pool.connection() as conn:

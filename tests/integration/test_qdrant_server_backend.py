@@ -95,6 +95,19 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
                         lecture_ids=list(other_ids.values()), course_id=other, points=writer)
         assert _count(client, "lc_test", course_id=other) == 0
         assert _count(client, "lc_test", course_id=course) == _db_points(pool, ids.values()) + 1
+
+        # a lecture deleted while the index service writes its points (after it read the rows, before
+        # the write lands) keeps none: the write looks at the row again and removes them
+        class DeletedMidWrite(PointWriter):
+            def replace_lecture(self, lecture_id, pts):
+                delete_lectures(records=IngestStore(pool), store=MediaStore.from_settings(stack.settings),
+                                lecture_ids=[lecture_id], points=self)
+                super().replace_lecture(lecture_id, pts)
+
+        victim = ids[max(ids)]
+        assert _count(client, "lc_test", lecture_id=victim) > 0
+        assert write_points(pool, DeletedMidWrite(client, "lc_test"), victim) == 0
+        assert _count(client, "lc_test", lecture_id=victim) == 0
     finally:
         edge.close()
         server.close()
