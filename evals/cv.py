@@ -235,20 +235,23 @@ def _overlap(a: tuple, b: tuple) -> float:
 
 
 def ranks(rows: list[QuestionLists], names: tuple[str, ...], fusion: str, grid: np.ndarray,
-          bridges: bool = True, max_overlap: float = 0.5, adjust=None) -> np.ndarray:
+          bridges: bool = True, max_overlap: float = 0.5, adjust=None, features=None) -> np.ndarray:
     """(questions × weightings): rank of the first hit in the top 6 under each weighting of
     ``grid`` (weightings × lists), 0 for a miss. As ``retrieve.retrieve`` does: without
     ``bridges`` the bridge passages are not candidates; a candidate overlapping a better-ranked
     result by more than ``max_overlap`` of the shorter is skipped. ``adjust(q, fused)`` may
     re-score the fused column (candidates,) before ranking (a post-fusion candidate such as
-    ``evals.cv_lecture_prior``'s); a candidate the lists scored 0 stays out either way."""
+    ``evals.cv_lecture_prior``'s); a candidate the lists scored 0 stays out either way.
+    ``features(q, names)`` (default :func:`feature_matrix` with ``fusion``) gives each list's
+    contribution per candidate (``evals.cv_fusion`` tries other normalisations)."""
     out = np.zeros((len(rows), len(grid)), dtype="int32")
     for i, q in enumerate(rows):
         gold = np.asarray(q.gold, dtype=bool)
         if not gold.any():
             continue
         keep = np.asarray([bridges or not (len(sp) > 3 and sp[3]) for sp in q.spans], dtype=bool)
-        fused = feature_matrix(q, names, fusion) @ grid.T  # candidates × weightings
+        fm = feature_matrix(q, names, fusion) if features is None else features(q, names)
+        fused = fm @ grid.T  # candidates × weightings
         fused[~keep] = -np.inf
         for w in range(fused.shape[1]):
             chosen: list[int] = []
