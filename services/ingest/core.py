@@ -26,7 +26,7 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 from lecturecopilot.text import TextError, check_filename, check_text
 
-from .store import IngestStore
+from .store import CourseGone, IngestStore, NumbersExhausted
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +75,11 @@ def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
         raise
 
 
+def _size(n: int) -> str:
+    """A byte limit for a message: "2 GB" or "50 MB" (binary units, as the limits are set)."""
+    return f"{n / 1024**3:g} GB" if n >= 1024**3 else f"{n / 1024**2:g} MB"
+
+
 def _save_to(upload: Upload, dst: Path, max_bytes: int) -> int:
     if upload.path is not None:  # a hard link: no second copy of a 2 GB file (same file system)
         dst.unlink(missing_ok=True)
@@ -84,7 +89,7 @@ def _save_to(upload: Upload, dst: Path, max_bytes: int) -> int:
             shutil.copyfile(upload.path, dst)
         size = dst.stat().st_size
         if size > max_bytes:
-            raise IngestError(f"The file is larger than the {max_bytes // 1024**3} GB limit.", status=413,
+            raise IngestError(f"The file is larger than the {_size(max_bytes)} limit.", status=413,
                               code="too_large")
     else:
         size = 0
@@ -92,7 +97,7 @@ def _save_to(upload: Upload, dst: Path, max_bytes: int) -> int:
             while chunk := upload.stream.read(1024 * 1024):
                 size += len(chunk)
                 if size > max_bytes:
-                    raise IngestError(f"The file is larger than the {max_bytes // 1024**3} GB limit.", status=413,
+                    raise IngestError(f"The file is larger than the {_size(max_bytes)} limit.", status=413,
                                       code="too_large")
                 out.write(chunk)
     if size == 0:
@@ -136,18 +141,30 @@ def check_title(title, filename: str) -> str:
         raise IngestError(f"{e}{why}", code="invalid_title") from None
 
 
-def check_course_and_number(records: IngestStore, course_id: str, number: int | None, idle_s: float) -> None:
+MAX_NUMBER = 9999  # lecture numbers: 0..9999 (the gateway's schemas say the same)
+
+
+def number_hold_s(settings: Settings) -> float:
+    """How long after its last chunk began a receiving resumable upload still holds its lecture
+    number (seconds): its idle expiry (``LC_UPLOAD_IDLE_S``), or the longest a chunk may take to
+    arrive (``LC_UPLOAD_CHUNK_TIMEOUT_S``) if that is longer, so a slow chunk never loses it."""
+    return max(settings.upload_idle_s, settings.upload_chunk_timeout_s)
+
+
+def check_course_and_number(records: IngestStore, course_id: str, number: int | None, hold_s: float,
+                            own_upload: str | None = None) -> None:
     """Raises :class:`IngestError` 404 when the course does not exist, 409 ``number_taken`` when
-    it already has a lecture ``number`` or an open resumable upload into it holds that number
-    (receiving, a chunk within ``idle_s`` seconds: ``LC_UPLOAD_IDLE_S``)."""
+    it already has a lecture ``number`` or an open resumable upload into it other than
+    ``own_upload`` holds that number (finishing, or receiving within ``hold_s`` seconds of its last
+    chunk: :func:`number_hold_s`)."""
     if not records.course_exists(course_id):
         raise IngestError("Unknown course.", status=404, code="not_found")
     if number is None:
         return
     if records.number_in_use(course_id, number):
         raise number_taken(number)
-    if records.number_reserved(course_id, number, idle_s):
-        raise number_reserved(number, idle_s)
+    if records.number_reserved(course_id, number, hold_s, own_upload):
+        raise number_reserved(number)
 
 
 def number_taken(number: int) -> IngestError:
@@ -156,21 +173,21 @@ def number_taken(number: int) -> IngestError:
                        "(citations name lectures by number).", status=409, code="number_taken")
 
 
-def number_reserved(number: int, idle_s: float) -> IngestError:
-    """The 409 for a lecture number an open resumable upload holds (``idle_s``: its expiry)."""
+def number_reserved(number: int) -> IngestError:
+    """The 409 for a lecture number an open resumable upload holds."""
     return IngestError(f"Lecture {number} of this course is being uploaded now; the upload holds the number until "
-                       f"it finishes, or until it expires {idle_s / 60:g} minutes after its last chunk. Choose "
-                       "another number.", status=409, code="number_taken")
+                       "it finishes, or until it expires for want of chunks. Choose another number.",
+                       status=409, code="number_taken")
 
 
 def check_upload(*, records: IngestStore, course_id: str, title, number: int | None, video_name: str | None,
-                 captions_name: str | None, upload_idle_s: float,
-                 language: str = "") -> tuple[str, str, str | None, str | None]:
+                 captions_name: str | None, upload_hold_s: float, language: str = "",
+                 own_upload: str | None = None) -> tuple[str, str, str | None, str | None]:
     """Every check an upload's declared metadata must pass, made before any byte is kept (at the
     start of a resumable upload too): the course exists, the file names are plain and of an
     accepted type, the title is allowed, the language is a language tag, the number is free (no
-    lecture has it and no open resumable upload holds it: ``upload_idle_s``, see
-    :func:`check_course_and_number`).
+    lecture has it and no open resumable upload but ``own_upload`` holds it: ``upload_hold_s``,
+    see :func:`check_course_and_number`).
     Returns ``(course_id, title, video_name, captions_name)`` cleaned. Raises :class:`IngestError` (404, 400, 415, 409)."""
     course_id = course_uuid(course_id)
     if video_name is None and captions_name is None:
@@ -183,17 +200,18 @@ def check_upload(*, records: IngestStore, course_id: str, title, number: int | N
     title = check_title(title, video_name or captions_name)
     if language and not (isinstance(language, str) and LANGUAGE.fullmatch(language)):
         raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
-    check_course_and_number(records, course_id, number, upload_idle_s)
+    check_course_and_number(records, course_id, number, upload_hold_s, own_upload)
     return course_id, title, video_name, captions_name
 
 
 def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStore,
                    publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
                    video: Upload | None, captions: Upload | None, language: str = "",
-                   lecture_id: str | None = None) -> dict:
+                   lecture_id: str | None = None, upload_id: str | None = None) -> dict:
     """Checks and stores an upload, registers the lecture (status ``queued``), publishes
     ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``. ``lecture_id`` (default a new
-    one) lets a caller that may have to run this again (a resumable upload's finish) fix the id.
+    one) lets a caller that may have to run this again (a resumable upload's finish) fix the id;
+    ``upload_id`` names that resumable upload, whose own hold on its number does not count.
 
     Raises :class:`IngestError` (4xx) for input that can't be processed, leaving nothing behind:
     unknown course, no file, empty file, wrong type, bad title, taken number, no audio,
@@ -202,7 +220,7 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
     course_id, title, vname, cname = check_upload(records=records, course_id=course_id, title=title, number=number,
                                                   video_name=video and video.filename,
                                                   captions_name=captions and captions.filename, language=language,
-                                                  upload_idle_s=settings.upload_idle_s)
+                                                  upload_hold_s=number_hold_s(settings), own_upload=upload_id)
     for up, name in ((video, vname), (captions, cname)):
         if up is not None:
             up.filename = name
@@ -228,7 +246,7 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
             captions_uri, duration = _store_captions(settings, store, captions, lecture_id, duration)
         number = _register(records, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
                            duration=duration, media_uri=media_uri, captions_uri=captions_uri, info=info,
-                           language=language, idle_s=settings.upload_idle_s)
+                           language=language, hold_s=number_hold_s(settings), own_upload=upload_id)
         publish_uploaded(records, publish, ev.LectureUploaded(
             lecture_id=lecture_id, course_id=course_id, media_uri=media_uri, captions_uri=captions_uri, title=title,
             number=number, duration_s=duration, language=language or ""), forget_on_failure=True)
@@ -288,19 +306,28 @@ NUMBER_TRIES = 50  # next-free-number attempts when concurrent uploads keep taki
 
 
 def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: int | None, title: str,
-              duration: float, media_uri: str, captions_uri: str, info, language: str, idle_s: float) -> int:
+              duration: float, media_uri: str, captions_uri: str, info, language: str, hold_s: float,
+              own_upload: str | None = None) -> int:
     """Registers the lecture as ``queued`` (:meth:`~.store.IngestStore.register_lecture`) and
     returns its number. A lecture with this id already there (a repeat after a lost connection, or
     a resumable upload's finish run again) is left as it is and its number returned. Without
-    ``number``, the lecture gets the course's next one, past the numbers open resumable uploads hold
-    (``idle_s``: their expiry), tried :data:`NUMBER_TRIES` times under concurrent uploads. Raises
-    :class:`IngestError` 409 ``number_taken``."""
-    got = records.register_lecture({
-        "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
-        "media_path": MediaStore.column(media_uri) if media_uri else None,
-        "captions_path": MediaStore.column(captions_uri) if captions_uri else None,
-        "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
-        number, tries=NUMBER_TRIES, idle_s=idle_s)
+    ``number``, the lecture gets the course's next one, past the numbers open resumable uploads
+    other than ``own_upload`` hold (``hold_s``: :func:`number_hold_s`), tried :data:`NUMBER_TRIES`
+    times under concurrent uploads. Raises :class:`IngestError` 409 ``number_taken`` (also when
+    the next number would pass :data:`MAX_NUMBER`), 404 when the course was deleted meanwhile."""
+    try:
+        got = records.register_lecture({
+            "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
+            "media_path": MediaStore.column(media_uri) if media_uri else None,
+            "captions_path": MediaStore.column(captions_uri) if captions_uri else None,
+            "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
+            number, tries=NUMBER_TRIES, hold_s=hold_s, max_number=MAX_NUMBER, own_upload=own_upload)
+    except CourseGone:
+        raise IngestError("Unknown course: it was deleted while this lecture was being added.", status=404,
+                          code="not_found") from None
+    except NumbersExhausted:
+        raise IngestError(f"Lecture numbers go up to {MAX_NUMBER}, and this course's next one would pass it; "
+                          "give this lecture a free number.", status=409, code="number_taken") from None
     if got is None:
         raise number_taken(number) if number is not None else IngestError(
             "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")

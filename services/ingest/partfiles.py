@@ -43,11 +43,12 @@ def part_files(store: MediaStore) -> list[Path]:
 
 def offset(store: MediaStore, row: dict) -> int:
     """The bytes of the upload ``row`` (``id``, ``size``, ``state``) received so far: its file's
-    size, or for a file already gone, ``size`` once it was finishing or finished, else 0."""
+    size, or for a file already gone, ``size`` once it was finishing or queued, else 0 (a refused
+    or expired upload keeps none)."""
     part = part_path(store, str(row["id"]))
     if part.exists():
         return part.stat().st_size
-    return row["size"] if row["state"] in ("finishing", "queued", "refused") else 0
+    return row["size"] if row["state"] in ("finishing", "queued") else 0
 
 
 _held_here: set[str] = set()  # uploads locked by this process (see locked_part)

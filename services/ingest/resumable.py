@@ -43,17 +43,15 @@ bytes and their lock :mod:`.partfiles`'.
 from __future__ import annotations
 
 import logging
-import shutil
 import uuid
 from datetime import timedelta
 from typing import BinaryIO, Callable
 
-from werkzeug.http import parse_content_range_header
-
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import (IngestError, Upload, check_upload, ingest_lecture, number_reserved, number_taken, publish_uploaded,
+from . import uploadpolicy as policy
+from .core import (IngestError, Upload, check_upload, ingest_lecture, number_hold_s, number_taken, publish_uploaded,
                    uploaded_event)
 from .partfiles import Busy, parts_of
 from .store import IngestStore
@@ -120,7 +118,7 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")
     course_id, title, filename, _ = check_upload(records=records, course_id=course_id, title=title, number=number,
                                                  video_name=filename, captions_name=None,
-                                                 language=language, upload_idle_s=settings.upload_idle_s)
+                                                 language=language, upload_hold_s=number_hold_s(settings))
     if size > settings.max_upload_bytes:
         raise IngestError(f"The file is larger than the {settings.max_upload_bytes // 1024**3} GB limit.",
                           status=413, code="too_large")
@@ -133,41 +131,12 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
             upload_id=upload_id, course_id=course_id, filename=filename, size=size,
             meta={"title": title, "number": number, "language": language or ""}, owner=owner, open_states=OPEN,
             idle_s=settings.upload_idle_s,
-            admit=lambda open_rows: _admit(settings, store, open_rows, size=size, owner=owner, capped=capped,
-                                           expected=parts.expected, course_id=course_id, number=number))
+            admit=lambda open_rows: policy.admit(settings, store, open_rows, size=size, owner=owner, capped=capped,
+                                                 expected=parts.expected, course_id=course_id, number=number))
     except BaseException:
         parts.remove(upload_id)
         raise
     return _status(settings, _row(records, settings, upload_id), 0)
-
-
-def _admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int, owner: str | None,
-           capped: bool, expected: Callable[[list[dict]], int], course_id: str, number: int | None) -> None:
-    """The policy of a start, given the uploads open now (``id``, ``size``, ``owner``, ``course_id``,
-    ``number``, ``left_s``): no open upload into ``course_id`` may hold lecture ``number`` already
-    (else 409: two starts checked it at once), a ``capped`` owner may have ``LC_UPLOADS_OPEN_MAX`` open (else 429 with ``Retry-After``, the
-    seconds until the first of theirs can expire), and ``size`` bytes must fit in the free space
-    less what open uploads still expect (``expected(open_rows)``: none on this disk with object
-    storage) and less ``LC_UPLOAD_DISK_RESERVE_BYTES`` (else 507)."""
-    idle = settings.upload_idle_s
-    if number is not None and any(r["course_id"] == course_id and r["number"] == number for r in open_rows):
-        raise number_reserved(number, idle)
-    mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
-    if capped and len(mine) >= settings.uploads_open_max:
-        wait = max(1, int(min(r["left_s"] for r in mine)) + 1)
-        raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
-                          f"start again once an abandoned one expires ({idle / 60:g} minutes after its last "
-                          "chunk).", status=429, code="too_many_uploads", headers={"Retry-After": str(wait)})
-    room = shutil.disk_usage(store.root).free - expected(open_rows) - settings.upload_disk_reserve_bytes
-    if size > room:
-        raise IngestError(f"The server has no room for this file now: {_gb(size)} do not fit in the "
-                          f"{_gb(max(0, room))} left for uploads (free space, less what open uploads still "
-                          "need and a reserve for processing). Try again later or tell the operator.",
-                          status=507, code="insufficient_storage")
-
-
-def _gb(n: int) -> str:
-    return f"{n / 1e9:.2f} GB"
 
 
 # -- status and chunks -----------------------------------------------------------------------
@@ -211,33 +180,12 @@ def _settle(settings: Settings, records: IngestStore, store: MediaStore, publish
     return _row(records, settings, str(row["id"]))
 
 
-def _chunk_range(content_range: str | None, size: int):
-    """The parsed ``Content-Range`` of a chunk of an upload of ``size`` bytes (a Werkzeug
-    ``ContentRange``); :class:`IngestError` 400 when it is missing, malformed or of another size."""
-    rng = parse_content_range_header(content_range) if content_range else None
-    if rng is None or rng.units != "bytes" or rng.start is None:
-        raise IngestError("Send each chunk with 'Content-Range: bytes FIRST-LAST/SIZE'.", code="invalid_range")
-    if rng.length is None:
-        raise IngestError(f"The range must name the total size ('bytes FIRST-LAST/{size}').", code="invalid_range")
-    if rng.length != size:
-        raise IngestError(f"The range's total {rng.length} is not the declared size {size}.", code="size_mismatch")
-    if rng.stop > size:
-        raise IngestError(f"The range ends past the declared size {size}.", code="invalid_range")
-    return rng
-
-
-def _check_chunk_size(rng, size: int, least: int) -> None:
-    """:class:`IngestError` 400 ``chunk_too_small`` for a chunk ``rng`` (a parsed range) of an
-    upload of ``size`` bytes under ``least`` bytes that is not its last (the one ending at ``size``)."""
-    if rng.stop < size and rng.stop - rng.start < least:
-        mib = f" ({least / 1024**2:g} MiB)" if least % 1024**2 == 0 else ""
-        raise IngestError(f"Every chunk but the last must be at least {least} bytes{mib}; this one has "
-                          f"{rng.stop - rng.start}. Send larger chunks.", code="chunk_too_small")
-
-
 def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish, upload_id: str,
-              content_range: str | None, stream: BinaryIO) -> dict:
-    """Appends the chunk in ``stream`` described by ``content_range`` (``bytes a-b/size``).
+              content_range: str | None, stream: BinaryIO | None) -> dict:
+    """Appends the chunk in ``stream`` described by ``content_range`` (``bytes a-b/size``). With
+    ``stream`` None nothing is written: the chunk meets every check it would meet before its
+    bytes (the gateway asks this before it reads a body, so a refused chunk is never sent) and
+    the status is returned.
 
     Returns the status; when the last byte arrived, the lecture is queued (``state`` queued,
     ``lecture_id`` set); a chunk sent again after an interrupted finish finishes it. Raises
@@ -252,9 +200,9 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
     upload_id = str(row["id"])
     if row["state"] not in OPEN:
         raise _closed(row)
-    rng = _chunk_range(content_range, row["size"])
+    rng = policy.chunk_range(content_range, row["size"])
     parts = parts_of(store, records)
-    _check_chunk_size(rng, row["size"], parts.min_chunk(settings))
+    policy.check_chunk_size(rng, row["size"], parts.min_chunk(settings))
     try:
         with parts.locked(upload_id) as f:
             row = _row(records, settings, upload_id)  # as it is now that this request holds the lock
@@ -264,16 +212,17 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
                 if row["state"] == "queued" and row["lecture_id"]:  # finished by this request
                     return _status(settings, row, row["size"])
                 raise _closed(row)
-            if rng.stop < row["size"]:  # the last chunk's finish checks the number anyway
-                _refuse_if_taken(records, store, row)
+            _refuse_if_taken(records, store, row)  # before the bytes: a last chunk of 2 GB too
             at = f.size()
             if rng.start != at:
                 raise IngestError(f"The next chunk must start at byte {at}.", status=409, code="wrong_offset")
+            if stream is None:
+                return _status(settings, row, at)
             records.touch_upload(upload_id)
             at += f.receive(stream, at, rng.stop - rng.start)
             records.touch_upload(upload_id)
             if at < row["size"]:
-                return _status(settings, row, at)
+                return _status(settings, _row(records, settings, upload_id), at)  # as touched: a fresh expiry
             _finish(settings, records, store, publish, row, f)
     except Busy:
         raise IngestError("Another chunk of this upload is being written; retry.", status=409, code="busy") from None
@@ -318,7 +267,7 @@ def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish
             ingest_lecture(settings=settings, records=records, store=store, publish=publish, lecture_id=lecture_id,
                            course_id=str(row["course_id"]), title=meta.get("title", ""), number=meta.get("number"),
                            video=Upload(row["filename"], None, row["size"], path=part), captions=None,
-                           language=meta.get("language", ""))
+                           language=meta.get("language", ""), upload_id=upload_id)
     except IngestError as e:
         if e.status < 500:  # the file itself is refused; a server-side failure stays 'finishing'
             records.set_upload_state(upload_id, "refused", frm=("finishing",), error=str(e))
@@ -337,7 +286,7 @@ def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish
 
 def _expire(settings: Settings, records: IngestStore, store: MediaStore, row: dict) -> None:
     """Expires an idle upload (the caller holds its lock) and removes its bytes."""
-    reason = f"no chunk arrived for {settings.upload_idle_s / 60:g} minutes."
+    reason = f"no chunk arrived for {policy.span(settings.upload_idle_s)}."
     if records.expire_upload(row["id"], reason, settings.upload_idle_s):
         parts_of(store, records).remove(str(row["id"]))
         log.info("upload %s expired (%s)", row["id"], reason)

@@ -10,7 +10,7 @@ import re
 from flask import Blueprint, jsonify, request
 
 from . import resumable
-from .core import IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
+from .core import MAX_NUMBER, IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
 from .partfiles import discard_rest
 from .web import err, ingest
 
@@ -51,8 +51,8 @@ def _upload_numbers() -> tuple[int | None, int | None]:
     ``invalid_number``), the declared size (the uploader's byte count of ``video``) not negative
     (400 ``invalid_size``) and within ``LC_MAX_UPLOAD_BYTES`` (413 ``too_large``)."""
     number = _form_int("number", "invalid_number", "'number' must be an integer.")
-    if number is not None and not (0 <= number <= 9999):
-        raise IngestError("'number' must be between 0 and 9999.", code="invalid_number")
+    if number is not None and not (0 <= number <= MAX_NUMBER):
+        raise IngestError(f"'number' must be between 0 and {MAX_NUMBER}.", code="invalid_number")
     declared = _form_int("video_size", "invalid_size", "'video_size' must be the video's size in bytes (an integer).")
     if declared is not None and declared < 0:
         raise IngestError("'video_size' must not be negative.", code="invalid_size")
@@ -112,8 +112,9 @@ def start_resumable(course_id: str):
     if not isinstance(data, dict):
         return err(400, "invalid_json", 'Send JSON: {"filename", "size", "title", "number"}.')
     number = data.get("number")
-    if number is not None and (not isinstance(number, int) or isinstance(number, bool) or not 0 <= number <= 9999):
-        return err(400, "invalid_number", "'number' must be an integer between 0 and 9999.")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool)
+                               or not 0 <= number <= MAX_NUMBER):
+        return err(400, "invalid_number", f"'number' must be an integer between 0 and {MAX_NUMBER}.")
     parts = ingest()
     status = resumable.start_upload(
         settings=parts.settings, records=parts.records, store=parts.store, course_id=course_id,
@@ -138,6 +139,18 @@ def resumable_course(upload_id: str):
     return jsonify({"upload_id": upload_id,
                     "course_id": resumable.upload_course(settings=parts.settings, records=parts.records,
                                                          upload_id=upload_id)})
+
+
+@uploads.post("/v1/uploads/<upload_id>/check")
+def resumable_chunk_check(upload_id: str):
+    """The checks a chunk with ``Content-Range: bytes a-b/size`` would meet before its bytes
+    (no body) → 200 the status, or the error the chunk would get (202 when it found the upload
+    finished: an interrupted finish it completed)."""
+    parts = ingest()
+    status = resumable.put_chunk(settings=parts.settings, records=parts.records, store=parts.store,
+                                 publish=parts.publish, upload_id=upload_id,
+                                 content_range=request.headers.get("Content-Range"), stream=None)
+    return jsonify(status), 202 if status["state"] == "queued" else 200
 
 
 @uploads.put("/v1/uploads/<upload_id>")

@@ -172,14 +172,14 @@ class S3Parts:
 
     def offset(self, row: dict) -> int:
         """The bytes of upload ``row`` (``id``, ``size``, ``state``) received so far; for one
-        whose objects are gone, ``size`` once it was finishing or finished, else 0. Raises
-        :class:`IngestError` 503 ``store_unavailable`` when the store cannot list them."""
+        whose objects are gone, ``size`` once it was finishing or queued, else 0 (a refused or
+        expired upload keeps none). Raises :class:`IngestError` 503 ``store_unavailable`` when the store cannot list them."""
         try:
             chunks = self._chunks(str(row["id"]))
         except STORE_ERRORS:
             raise _store_down() from None
         if chunks is None:
-            return row["size"] if row["state"] in ("finishing", "queued", "refused") else 0
+            return row["size"] if row["state"] in ("finishing", "queued") else 0
         return _run_end(chunks)
 
     def expected(self, open_rows: list[dict]) -> int:

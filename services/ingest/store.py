@@ -27,11 +27,21 @@ _INSERT_LECTURE = (
     "'queued', 'queued', %(duration_s)s::float8, %(media_path)s::text, %(captions_path)s::text, "
     "%(media_info)s::jsonb, %(language)s::text {source} "
     "ON CONFLICT (course_id, number) DO NOTHING RETURNING number")
-# the numbers open resumable uploads hold in a course: receiving, and a chunk within the idle expiry
-# (a finishing one is about to register its lecture, whose row then holds the number)
+# the numbers open resumable uploads hold in a course: receiving with a chunk within the hold
+# (hold_s), or finishing (about to register the lecture whose row then holds it); not own_upload's
 _RESERVED = ("SELECT (meta->>'number')::int FROM uploads WHERE course_id = %(course_id)s::uuid "
-             "AND state = 'receiving' AND active_at >= now() - make_interval(secs => %(idle_s)s) "
+             "AND (state = 'finishing' OR (state = 'receiving' AND active_at >= now() - "
+             "make_interval(secs => %(hold_s)s))) AND id IS DISTINCT FROM %(own_upload)s::uuid "
              "AND jsonb_typeof(meta->'number') = 'number'")
+_NEXT_NUMBER = f"greatest(coalesce(max(number), 0), (SELECT coalesce(max(n), 0) FROM ({_RESERVED}) AS r(n))) + 1"
+
+
+class CourseGone(Exception):
+    """The course was deleted while a lecture was being registered into it."""
+
+
+class NumbersExhausted(Exception):
+    """The course's next lecture number would pass the highest allowed."""
 
 
 class IngestStore:
@@ -56,15 +66,17 @@ class IngestStore:
                                 (course_id, number)).fetchone() is not None
 
     @db.retry_on_disconnect
-    def number_reserved(self, course_id: str, number: int, idle_s: float) -> bool:
-        """True when an open resumable upload into the course (receiving, a chunk within ``idle_s``
-        seconds) holds lecture ``number`` (retried)."""
+    def number_reserved(self, course_id: str, number: int, hold_s: float, own_upload: str | None = None) -> bool:
+        """True when an open resumable upload into the course other than ``own_upload`` holds lecture
+        ``number``: one finishing, or receiving with a chunk within ``hold_s`` seconds (retried)."""
         with self.pool.connection() as conn:
             return conn.execute(f"SELECT 1 FROM ({_RESERVED}) AS r(number) WHERE number = %(number)s",
-                                {"course_id": course_id, "idle_s": idle_s, "number": number}).fetchone() is not None
+                                {"course_id": course_id, "hold_s": hold_s, "own_upload": own_upload,
+                                 "number": number}).fetchone() is not None
 
     @db.retry_on_disconnect
-    def register_lecture(self, row: dict, number: int | None, *, tries: int, idle_s: float) -> int | None:
+    def register_lecture(self, row: dict, number: int | None, *, tries: int, hold_s: float, max_number: int,
+                         own_upload: str | None = None) -> int | None:
         """Inserts the lecture ``row`` (``id``, ``course_id``, ``title``, ``duration_s``,
         ``media_path``, ``captions_path``, ``media_info`` JSON text, ``language``) as ``queued``
         and returns its number; a lecture with this id already there is left as it is and its
@@ -73,26 +85,36 @@ class IngestStore:
         A number is used once per course (``lectures_course_number``, a unique index: concurrent
         uploads are decided by Postgres). With ``number``, returns None when it is taken; without,
         the lecture gets the number after the course's highest one and the highest an open resumable
-        upload holds (``idle_s``: see :meth:`number_reserved`), read again and retried when another
-        upload took it first, at most ``tries`` times (then None)."""
+        upload other than ``own_upload`` holds (``hold_s``: see :meth:`number_reserved`), read again
+        and retried when another upload took it first, at most ``tries`` times (then None). Raises
+        :class:`NumbersExhausted` when that number would pass ``max_number``, :class:`CourseGone`
+        when the course is deleted meanwhile."""
         with self.pool.connection() as conn:
             got = conn.execute("SELECT number FROM lectures WHERE id=%s", (row["id"],)).fetchone()
         if got is not None:
             return got["number"]
+        where = "FROM lectures WHERE course_id = %(course_id)s::uuid"
+        args = {**row, "number": number, "hold_s": hold_s, "own_upload": own_upload, "max_number": max_number}
         if number is not None:
-            query, args = _INSERT_LECTURE.format(number="%(number)s::int", source=""), {**row, "number": number}
+            query = _INSERT_LECTURE.format(number="%(number)s::int", source="")
         else:
-            query, args = _INSERT_LECTURE.format(
-                number=f"greatest(coalesce(max(number), 0), (SELECT coalesce(max(n), 0) FROM ({_RESERVED}) AS r(n))) + 1",
-                source="FROM lectures WHERE course_id = %(course_id)s::uuid"), {**row, "idle_s": idle_s}
+            query = _INSERT_LECTURE.format(number=_NEXT_NUMBER,
+                                           source=f"{where} HAVING {_NEXT_NUMBER} <= %(max_number)s")
         with self.pool.connection() as conn:
             for _ in range(1 if number is not None else tries):
                 # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
                 # concurrent insert of the same number to commit or roll back
-                got = conn.execute(query, args).fetchone()
+                try:
+                    got = conn.execute(query, args).fetchone()
+                except psycopg.errors.ForeignKeyViolation:
+                    conn.rollback()
+                    raise CourseGone(row["course_id"]) from None
                 conn.commit()
                 if got is not None:
                     return got["number"]
+                if number is None and conn.execute(f"SELECT {_NEXT_NUMBER} AS next {where}",
+                                                   args).fetchone()["next"] > max_number:
+                    raise NumbersExhausted(row["course_id"])
         return None
 
     def forget_lecture(self, lecture_id: str) -> None:

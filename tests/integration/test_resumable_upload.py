@@ -3,6 +3,8 @@ refuse out-of-order chunks, other sizes and types, and queue the lecture once co
 
 from __future__ import annotations
 
+import io
+import json
 import uuid
 
 import pytest
@@ -206,20 +208,93 @@ def test_an_open_upload_holds_its_lecture_number(stack):
 
 def test_a_number_taken_mid_upload_stops_the_upload_at_its_next_chunk(stack):
     """If a lecture gets the number anyway (another lecture's number changed by PATCH, which is
-    the gateway's and does not look at uploads), the upload's next chunk is refused with 409 and
-    the upload with it, its bytes removed, rather than taking every chunk and refusing the file at
-    the end."""
+    the gateway's and does not look at uploads), the upload's next chunk is refused with 409
+    before its bytes are taken — the last one too, however big — and the upload with it, its
+    bytes removed, rather than taking every byte and refusing the file at the end."""
     course = stack.create_course("Number taken mid-upload")
-    uid = _start(stack, course, "seven.mp4", 5000, title="Seven", number=7).json()["upload_id"]
-    assert _put(stack, uid, b"x" * 1000, 0, 5000).json()["offset"] == 1000
+    n = 1000 + 64 * 1024**2  # a last chunk far bigger than the sockets' buffers
+    uid = _start(stack, course, "seven.mp4", n, title="Seven", number=7).json()["upload_id"]
+    assert _put(stack, uid, b"x" * 1000, 0, n).json()["offset"] == 1000
     other = _captions_lecture(stack, course, "Another").json()["lecture_id"]
     r = requests.patch(f"{stack.base}/api/lectures/{other}", json={"number": 7}, headers=stack.admin, timeout=10)
     assert r.status_code == 200, r.text
-    assert "lecture 7" in _err(_put(stack, uid, b"x" * 1000, 1000, 5000), 409, "number_taken")
+
+    class Body(io.RawIOBase):  # the last chunk, counting what the client got to send before the answer
+        sent = 0
+
+        def __len__(self):
+            return n - 1000
+
+        def read(self, size=-1):
+            size = min(n - 1000 - self.sent, 1024**2 if size is None or size < 0 else size)
+            self.sent += size
+            return b"x" * size
+
+    body = Body()
+    r = requests.put(f"{stack.base}/api/uploads/{uid}", data=body, timeout=60,
+                     headers={**stack.admin, "Content-Range": f"bytes 1000-{n - 1}/{n}"})
+    assert "lecture 7" in _err(r, 409, "number_taken")  # the last chunk
+    assert body.sent < n - 1000, body.sent
     st = _status(stack, uid)
-    assert st["state"] == "refused" and "lecture 7" in st["error"]
+    assert st["state"] == "refused" and "lecture 7" in st["error"] and st["offset"] == 0, st
     assert not (stack.settings.media_dir / "uploads" / f"{uid}.part").exists()
-    _err(_put(stack, uid, b"x" * 1000, 1000, 5000), 410, "upload_closed")
+    _err(_put(stack, uid, b"x" * 1000, 1000, n), 410, "upload_closed")
+
+
+def test_a_finishing_upload_holds_its_number_and_a_chunk_answer_has_a_fresh_expiry(stack):
+    """An upload whose finish is running (ffprobe and the checks take a moment) still holds its
+    number: the same number is 409 and a lecture without one goes past it. The answer to a chunk
+    gives the expiry counted from that chunk."""
+    import fcntl
+    from datetime import datetime, timedelta, timezone
+
+    course = stack.create_course("Held while finishing")
+    uid = _start(stack, course, "five.mp4", 5000, title="Five", number=5).json()["upload_id"]
+    _age(stack, uid, 300)
+    before = datetime.now(timezone.utc)
+    got = _put(stack, uid, b"x" * 1000, 0, 5000).json()
+    assert datetime.fromisoformat(got["expires_at"]) >= before + timedelta(seconds=stack.settings.upload_idle_s - 5)
+    part = open(stack.settings.media_dir / "uploads" / f"{uid}.part", "r+b")
+    fcntl.flock(part, fcntl.LOCK_EX | fcntl.LOCK_NB)  # the finish holds the upload's lock: no sweep touches it
+    with stack.db() as conn:  # as the finish leaves it while it checks the file
+        conn.execute("UPDATE uploads SET state='finishing' WHERE id=%s", (uid,))
+    try:
+        assert "being uploaded" in _err(_captions_lecture(stack, course, "Also five", 5), 409, "number_taken")
+        assert _captions_lecture(stack, course, "No number").status_code == 202
+        assert _numbers(stack, course) == [6]
+    finally:
+        with stack.db() as conn:
+            conn.execute("UPDATE uploads SET state='refused', error='test' WHERE id=%s", (uid,))
+        part.close()
+
+
+def test_numbers_given_automatically_stop_at_9999(stack):
+    """A lecture without a number in a course whose highest is 9999 (the largest a number may be)
+    is refused with what to do, not given 10000, which no request could set again."""
+    course = stack.create_course("Numbers at the top")
+    assert _captions_lecture(stack, course, "Last", 9999).status_code == 202
+    assert "9999" in _err(_captions_lecture(stack, course, "One more"), 409, "number_taken")
+    assert _captions_lecture(stack, course, "A free one", 3).status_code == 202
+    assert _numbers(stack, course) == [3, 9999]
+
+
+def test_a_course_deleted_while_its_lecture_registers_is_a_404(stack):
+    """The course goes between the checks and the lecture's insert (its foreign key fails): the
+    store says so and the upload gets 404, not a 500."""
+    import uuid as _uuid
+
+    from lecturecopilot import db
+    from services.ingest.core import IngestError, _register
+    from services.ingest.store import IngestStore
+
+    pool = db.make_pool(stack.settings, max_size=1)
+    try:
+        with pytest.raises(IngestError) as e:
+            _register(IngestStore(pool), lecture_id=str(_uuid.uuid4()), course_id=str(_uuid.uuid4()), number=None,
+                      title="Gone", duration=1.0, media_uri="", captions_uri="", info=None, language="", hold_s=600)
+        assert e.value.status == 404 and "deleted" in str(e.value)
+    finally:
+        pool.close()
 
 
 def test_abandoned_uploads_expire_and_their_bytes_go(stack):
@@ -399,9 +474,12 @@ def test_an_upload_whose_bytes_go_during_its_finish_is_lost_not_a_500(stack, syn
     course deleted meanwhile, which removes it without the upload's lock): the last chunk's answer
     is 410 ``upload_lost`` and the upload ``refused``, not a 500 that leaves it ``finishing``. The
     finish is held at its first look at the lectures table (right after it turns ``finishing``) by
-    a lock this test takes."""
+    a lock this test takes once the chunk has passed its own checks (which read the lectures
+    table too): the chunk's body is sent in two parts, the lock taken between them."""
+    import http.client
     import threading
     import time
+    from urllib.parse import urlsplit
 
     res, _ = synth_video
     data = res.path.read_bytes()
@@ -410,11 +488,33 @@ def test_an_upload_whose_bytes_go_during_its_finish_is_lost_not_a_500(stack, syn
     uid = _start(stack, course, "lecture.mp4", n, title="Lost", number=1).json()["upload_id"]
     assert _put(stack, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
     part = stack.settings.media_dir / "uploads" / f"{uid}.part"
+    _age(stack, uid, 30)
+    with stack.db() as conn:
+        touched = conn.execute("SELECT active_at FROM uploads WHERE id=%s", (uid,)).fetchone()[0]
+    rest = data[n // 2:]
+    url = urlsplit(stack.base)
+    http = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
+    http.putrequest("PUT", f"/api/uploads/{uid}")
+    for k, v in {**stack.admin, "Content-Range": f"bytes {n // 2}-{n - 1}/{n}", "Content-Length": str(len(rest))}.items():
+        http.putheader(k, v)
+    http.endheaders()
+    http.send(rest[:10])
+    with stack.db() as conn:  # the chunk passed its checks when it marks the upload active, just before its bytes
+        deadline = time.time() + 60
+        while time.time() < deadline and conn.execute(
+                "SELECT active_at FROM uploads WHERE id=%s", (uid,)).fetchone()[0] == touched:
+            time.sleep(0.05)
     locker = stack.db()
     locker.autocommit = False
     locker.execute("LOCK TABLE lectures IN ACCESS EXCLUSIVE MODE")  # the finish blocks at its SELECT
     answer: list = []
-    last = threading.Thread(target=lambda: answer.append(_put(stack, uid, data[n // 2:], n // 2, n)), daemon=True)
+
+    def send_rest():
+        http.send(rest[10:])
+        resp = http.getresponse()
+        answer.append((resp.status, json.loads(resp.read())))
+
+    last = threading.Thread(target=send_rest, daemon=True)
     try:
         last.start()
         with stack.db() as conn:  # 'finishing' is set just before the finish's SELECT, which waits for the lock
@@ -430,7 +530,8 @@ def test_an_upload_whose_bytes_go_during_its_finish_is_lost_not_a_500(stack, syn
         locker.close()
         last.join(60)
     assert answer, "the last chunk got no answer"
-    _err(answer[0], 410, "upload_lost")
+    status, body = answer[0]
+    assert status == 410 and body["error"]["code"] == "upload_lost", answer
     st = _status(stack, uid)
     assert st["state"] == "refused" and "lost" in st["error"], st
     assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=30).status_code == 204

@@ -88,10 +88,10 @@ def test_a_chunk_under_the_minimum_is_refused_unless_it_is_the_last():
     """Review finding 2: with object storage every chunk but the last has at least the minimum."""
     from werkzeug.http import parse_content_range_header
 
-    from services.ingest.resumable import _check_chunk_size
+    from services.ingest.uploadpolicy import check_chunk_size
 
     def check(rng: str, least: int) -> None:
-        _check_chunk_size(parse_content_range_header(rng), 100, least)
+        check_chunk_size(parse_content_range_header(rng), 100, least)
 
     with pytest.raises(IngestError) as small:
         check("bytes 0-9/100", 20)

@@ -57,11 +57,15 @@ def resumable_upload_status(upload_id: str):
 @returns(out.UploadStatus, 200)
 @returns(out.UploadStatus, 202, description="the last chunk: the lecture is queued")
 def resumable_upload_chunk(upload_id: str):
-    """One chunk at the server's offset (``Content-Range: bytes a-b/size``); 409 elsewhere."""
+    """One chunk at the server's offset (``Content-Range: bytes a-b/size``); 409 elsewhere. Ingest
+    checks the chunk before a byte of its body is read (range, offset, the upload still open, its
+    number still free): a refused chunk is answered at once and its connection closed unread."""
     uid = managed_upload(upload_id, ingest_client.upload_course)
-    return ingest_client.relay_upload("PUT", f"/v1/uploads/{uid}",
-                                      {"Content-Range": request.headers.get("Content-Range", "")},
-                                      ctx().settings.upload_chunk_timeout_s + 300)
+    rng = {"Content-Range": request.headers.get("Content-Range", "")}
+    checked = ingest_client.relay("POST", f"/v1/uploads/{uid}/check", headers=rng, timeout_s=60)
+    if checked.status_code != 200:
+        return checked
+    return ingest_client.relay_upload("PUT", f"/v1/uploads/{uid}", rng, ctx().settings.upload_chunk_timeout_s + 300)
 
 
 @bp.get("/api/lectures/<lecture_id>")
