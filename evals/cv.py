@@ -337,15 +337,21 @@ def main() -> None:
     parser.add_argument("--questions", default="dev,fresh",
                         help="comma-separated sets, pooled: dev and held-out sets of evals/heldout (fresh)")
     parser.add_argument("--extra", action="store_true", help="also collect the prototype lists of evals/cv_extra.py")
+    parser.add_argument("--phonetic", action="store_true",
+                        help="also collect the phonetic-key lists of evals/cv_phonetic.py")
     args = parser.parse_args()
-    extra = None
+    extra, suffix = None, ""
     if args.extra:
         from evals.cv_extra import extra_lists as extra
+        suffix = "-extra"
+    elif args.phonetic:
+        from evals.cv_phonetic import phonetic_lists as extra
+        suffix = "-phonetic"
     rows: list[QuestionLists] = []
     for name in args.questions.split(","):
         if name == "sealed":
             raise SystemExit("the sealed set is for reporting only (evals/heldout/README.md), never for choosing")
-        path = CACHE / f"cv-lists-{name}{'-extra' if args.extra else ''}.json"
+        path = CACHE / f"cv-lists-{name}{suffix}.json"
         got = load(path) if args.cached else collect(extra, questions=question_set(name))
         if not args.cached:
             save(got, path)
@@ -365,7 +371,7 @@ def main() -> None:
                     "default": {"coverage_weight": settings.gate_coverage_weight, "threshold": settings.gate_threshold,
                                 **gate_fixed(rows, settings.gate_coverage_weight, settings.gate_threshold)}},
            "command": "python -m evals.cv " + " ".join(sys.argv[1:])}
-    publish(out, "cv-latest.json")
+    publish(out, f"cv{suffix}-latest.json")
 
 
 def publish(out: dict, name: str) -> None:
