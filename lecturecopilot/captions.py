@@ -35,6 +35,10 @@ _TAG = re.compile(r"<[^>]+>")
 _STAMP = r"(?:\d+:)?([0-5]\d):([0-5]\d)[.,]\d{3}"
 _TIMING = re.compile(rf"^\s*{_STAMP}\s*-->\s*{_STAMP}(?:\s|$)")
 _COMMA_MS = re.compile(r"(\d{2}:\d{2}),(\d{3})\b")
+# the most words a cue may hold: WORDS_PER_S a second of its time plus SPARE_WORDS (a cue with no
+# time at all still holds a line). Fast speech is about 4 words a second (auctioneers reach 6-7):
+# a cue far past this is not a caption of speech, and stretching it would invent hours of lecture.
+WORDS_PER_S, SPARE_WORDS = 10, 50
 
 
 def _bad_timing(raw: str) -> str | None:
@@ -55,8 +59,9 @@ def parse_captions(path: Path) -> list[Word]:
 
     Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
     Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
-    (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, or has a
-    cue that ends before it starts.
+    (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, has a
+    cue that ends before it starts, or one holding more words than its time could
+    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`).
     """
     import webvtt
 
@@ -94,6 +99,9 @@ def parse_captions(path: Path) -> list[Word]:
         tokens = " ".join(fresh).split()
         if not tokens:
             continue
+        if len(tokens) > WORDS_PER_S * (end - start) + SPARE_WORDS:
+            raise ValueError(f"The cue at {clock(start)} holds {len(tokens)} words in {end - start:g} s; speech "
+                             f"is never more than {WORDS_PER_S} words a second, so these are not captions of it.")
         start = max(start, cursor)  # overlapping cues: speech order, never interleaved words
         end = max(end, start + 0.05 * len(tokens))
         total = sum(len(t) + 1 for t in tokens)

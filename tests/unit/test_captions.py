@@ -98,3 +98,14 @@ def test_srt_style_comma_times_in_a_webvtt_file_are_read(tmp_path):
     words = parse_captions(f)
     assert [w.word for w in words] == ["hello", "there", "again"]
     assert words[0].start_s == 1.0 and words[-1].end_s == 5.0
+
+
+def test_a_cue_holding_more_words_than_its_time_could_is_refused(tmp_path):
+    """300 000 words in a 10 s cue would be stretched over hours of invented lecture; a cue at the
+    limit (10 words a second, 50 spare) is read."""
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:10.000\n" + "word " * 300_000 + "\n")
+    with pytest.raises(ValueError, match=r"The cue at 0:00 holds 300000 words in 10 s"):
+        parse_captions(f)
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:10.000\n" + "word " * 150 + "\n")
+    assert len(parse_captions(f)) == 150
