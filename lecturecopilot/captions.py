@@ -39,6 +39,7 @@ _COMMA_MS = re.compile(r"(\d{2}:\d{2}),(\d{3})\b")
 # time at all still holds a line). Fast speech is about 4 words a second (auctioneers reach 6-7):
 # a cue far past this is not a caption of speech, and stretching it would invent hours of lecture.
 WORDS_PER_S, SPARE_WORDS = 10, 50
+MAX_WORD_CHARS = 500  # longer than any word or URL a lecture says; a longer run of letters is not speech
 
 
 def _bad_timing(raw: str) -> str | None:
@@ -61,7 +62,7 @@ def parse_captions(path: Path) -> list[Word]:
     Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
     (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, has a
     cue that ends before it starts, or one holding more words than its time could
-    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`).
+    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`) or a word over :data:`MAX_WORD_CHARS` characters.
     """
     import webvtt
 
@@ -102,6 +103,9 @@ def parse_captions(path: Path) -> list[Word]:
         if len(tokens) > WORDS_PER_S * (end - start) + SPARE_WORDS:
             raise ValueError(f"The cue at {clock(start)} holds {len(tokens)} words in {end - start:g} s; speech "
                              f"is never more than {WORDS_PER_S} words a second, so these are not captions of it.")
+        if (longest := max(tokens, key=len)) and len(longest) > MAX_WORD_CHARS:
+            raise ValueError(f"The cue at {clock(start)} holds a 'word' of {len(longest)} characters "
+                             f"({longest[:20]!r}…); a caption's words are at most {MAX_WORD_CHARS}.")
         start = max(start, cursor)  # overlapping cues: speech order, never interleaved words
         end = max(end, start + 0.05 * len(tokens))
         total = sum(len(t) + 1 for t in tokens)

@@ -109,3 +109,13 @@ def test_a_cue_holding_more_words_than_its_time_could_is_refused(tmp_path):
         parse_captions(f)
     f.write_text("WEBVTT\n\n00:00.000 --> 00:10.000\n" + "word " * 150 + "\n")
     assert len(parse_captions(f)) == 150
+
+
+def test_a_word_longer_than_any_spoken_is_refused(tmp_path):
+    """A 2-million-character 'word' would make every search reply that finds it megabytes long."""
+    f = tmp_path / "c.vtt"
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:10.000\nsee " + "x" * 2_000_000 + "\n")
+    with pytest.raises(ValueError, match=r"holds a 'word' of 2000000 characters"):
+        parse_captions(f)
+    f.write_text("WEBVTT\n\n00:00.000 --> 00:10.000\nsee https://example.edu/" + "a" * 400 + "\n")
+    assert len(parse_captions(f)) == 2
