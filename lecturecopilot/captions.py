@@ -51,19 +51,22 @@ def _bad_timing(raw: str) -> str | None:
     return None
 
 
-def parse_captions(path: Path) -> list[Word]:
-    """Words of a WebVTT or SRT file, each cue's duration spread over its words by length.
+def _check_cue(start: float, end: float, tokens: list[str]) -> None:
+    """``ValueError`` for a cue (``start``–``end`` seconds) of ``tokens`` no speech could be: more
+    words than :data:`WORDS_PER_S` a second (+ :data:`SPARE_WORDS`), or one over
+    :data:`MAX_WORD_CHARS` characters."""
+    if len(tokens) > WORDS_PER_S * (end - start) + SPARE_WORDS:
+        raise ValueError(f"The cue at {clock(start)} holds {len(tokens)} words in {end - start:g} s; speech "
+                         f"is never more than {WORDS_PER_S} words a second, so these are not captions of it.")
+    longest = max(tokens, key=len)
+    if len(longest) > MAX_WORD_CHARS:
+        raise ValueError(f"The cue at {clock(start)} holds a 'word' of {len(longest)} characters "
+                         f"({longest[:20]!r}…); a caption's words are at most {MAX_WORD_CHARS}.")
 
-    Cues are taken in start order. Overlapping cues are laid end to end (a cue starts no earlier
-    than the previous cue's last word), so words never interleave; lines a cue repeats from the
-    cue before (roll-up captions, as auto-captioning produces) are dropped. Times in seconds.
 
-    Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
-    Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
-    (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, has a
-    cue that ends before it starts, or one holding more words than its time could
-    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`) or a word over :data:`MAX_WORD_CHARS` characters.
-    """
+def _read_cues(path: Path) -> list[tuple[float, float, str]]:
+    """The cues of a WebVTT or SRT file as ``(start_s, end_s, text)`` in start order, its refused
+    characters removed. Raises ``ValueError`` (see :func:`parse_captions`)."""
     import webvtt
 
     raw = _decode(path.read_bytes()).replace("\r\n", "\n")
@@ -82,9 +85,25 @@ def parse_captions(path: Path) -> list[Word]:
             captions = webvtt.read(str(clean)) if is_vtt else webvtt.from_srt(str(clean))
         except Exception as e:  # webvtt raises its own MalformedFileError / MalformedCaptionError
             raise ValueError(f"The captions file could not be read: {e}") from e
-    words: list[Word] = []
-    cues = sorted(((c.start_time.in_milliseconds() / 1000.0, c.end_time.in_milliseconds() / 1000.0, c.text)
+    return sorted(((c.start_time.in_milliseconds() / 1000.0, c.end_time.in_milliseconds() / 1000.0, c.text)
                    for c in captions), key=lambda c: (c[0], c[1]))
+
+
+def parse_captions(path: Path) -> list[Word]:
+    """Words of a WebVTT or SRT file, each cue's duration spread over its words by length.
+
+    Cues are taken in start order. Overlapping cues are laid end to end (a cue starts no earlier
+    than the previous cue's last word), so words never interleave; lines a cue repeats from the
+    cue before (roll-up captions, as auto-captioning produces) are dropped. Times in seconds.
+
+    Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
+    Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
+    (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, has a
+    cue that ends before it starts, or one holding more words than its time could
+    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`) or a word over :data:`MAX_WORD_CHARS` characters.
+    """
+    cues = _read_cues(path)
+    words: list[Word] = []
     prev_lines: list[str] = []
     cursor = 0.0  # end of the last word placed: later cues never go back before it
     for start, end, raw_text in cues:
@@ -100,12 +119,7 @@ def parse_captions(path: Path) -> list[Word]:
         tokens = " ".join(fresh).split()
         if not tokens:
             continue
-        if len(tokens) > WORDS_PER_S * (end - start) + SPARE_WORDS:
-            raise ValueError(f"The cue at {clock(start)} holds {len(tokens)} words in {end - start:g} s; speech "
-                             f"is never more than {WORDS_PER_S} words a second, so these are not captions of it.")
-        if (longest := max(tokens, key=len)) and len(longest) > MAX_WORD_CHARS:
-            raise ValueError(f"The cue at {clock(start)} holds a 'word' of {len(longest)} characters "
-                             f"({longest[:20]!r}…); a caption's words are at most {MAX_WORD_CHARS}.")
+        _check_cue(start, end, tokens)
         start = max(start, cursor)  # overlapping cues: speech order, never interleaved words
         end = max(end, start + 0.05 * len(tokens))
         total = sum(len(t) + 1 for t in tokens)

@@ -10,9 +10,9 @@ is :func:`.partfiles.parts_of`'s.
    name and type, title, number still free), the size limit, how many uploads the person has
    open (``LC_UPLOADS_OPEN_MAX``, 429) and whether the store can hold it: its size must fit in
    the free space less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES``
-   (507). Nothing is accepted for another name or size afterwards. While it is open (receiving,
-   not idle) the upload holds its lecture number: another upload declaring it is refused (409) and
-   one without a number gets a later one.
+   (507). Nothing is accepted for another name or size afterwards. While it is open (receiving
+   and not idle, or finishing) the upload holds its lecture number: another upload declaring it is
+   refused (409) and one without a number gets a later one (:func:`~.core.number_hold_s`).
 2. :func:`put_chunk` appends one chunk ``bytes first-last/size`` (with object storage, at least
    ``LC_UPLOAD_MIN_CHUNK_BYTES`` unless it is the last, else 400 ``chunk_too_small``). A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
@@ -20,8 +20,9 @@ is :func:`.partfiles.parts_of`'s.
    ``.part`` file (:func:`.partfiles.locked_part`; with object storage a Postgres advisory lock on
    a connection of its own); no pooled connection or transaction is held while the bytes stream. A chunk
    that does not arrive whole (cut off, too short or long, past its time bound) is discarded: the
-   offset stays where it was. A chunk of an upload whose number a lecture took in the moment
-   between its check and its start is refused (409), the upload with it.
+   offset stays where it was. A chunk of an upload whose number a lecture took anyway (a
+   ``PATCH`` of another lecture's number) is refused (409) before its bytes, the upload with it;
+   the gateway asks these checks (``stream`` None) before it reads a chunk's body.
 3. When the offset reaches the size, the upload turns ``finishing`` and the file goes through
    :func:`~.core.ingest_lecture` (the checks of a multipart upload: type, ffprobe, duration, audio)
    under the same lock, with the lecture id fixed by the upload id (:func:`lecture_id_of`). If
