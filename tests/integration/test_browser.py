@@ -49,9 +49,9 @@ def test_chip_click_seeks_video(stack, course, page, tmp_path):
     assert chip.get_attribute("aria-label").startswith("Play lecture 2 at ")
     t = float(chip.get_attribute("data-t"))
     assert res.part_starts_s[1] - 1 <= t <= res.duration_s
-    page.wait_for_function("document.querySelector('#player').readyState >= 1", timeout=20_000)
+    page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
     chip.click()
-    page.wait_for_function(f"Math.abs(document.querySelector('#player').currentTime - {t}) < 1.0", timeout=10_000)
+    page.wait_for_function(f"() => Math.abs(document.querySelector('#player').currentTime - {t}) < 1.0", timeout=10_000)
     current = page.evaluate("document.querySelector('#player').currentTime")
     assert abs(current - t) < 1.0
     # the shown time matches the chip label (M:SS)
@@ -78,16 +78,16 @@ def test_transcript_follows_playback_and_chapters_seek(stack, course, page):
     page.wait_for_selector("#transcript li")
     page.wait_for_selector("#chapters li")
     assert page.inner_text("#chapters li strong")
-    page.wait_for_function("document.querySelector('#player').readyState >= 1", timeout=20_000)
+    page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
     lines = page.query_selector_all("#transcript li")
     target = lines[-1]
     t = float(target.get_attribute("data-start"))
     target.query_selector("button").click()
-    page.wait_for_function(f"Math.abs(document.querySelector('#player').currentTime - {t}) < 1.0", timeout=10_000)
+    page.wait_for_function(f"() => Math.abs(document.querySelector('#player').currentTime - {t}) < 1.0", timeout=10_000)
     page.evaluate("document.querySelector('#player').pause()")
-    page.wait_for_function("document.querySelector('#transcript li.current') !== null", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#transcript li.current') !== null", timeout=10_000)
     current = page.query_selector("#transcript li.current")
     assert float(current.get_attribute("data-start")) <= t + 0.5
     assert current.get_attribute("data-start") == target.get_attribute("data-start")
     page.query_selector("#chapters li button").click()
-    page.wait_for_function("document.querySelector('#player').currentTime < 1.0", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#player').currentTime < 1.0", timeout=10_000)
