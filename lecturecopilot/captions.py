@@ -43,11 +43,18 @@ MAX_WORD_CHARS = 500  # longer than any word or URL a lecture says; a longer run
 
 
 def _bad_timing(raw: str) -> str | None:
-    """The first line holding ``-->`` that is not a valid cue timing (webvtt-py skips such a cue
-    without a word), as "line N: ..."; None when all are valid."""
+    """The first cue timing line that is not valid (webvtt-py skips such a cue without a word), as
+    "line N: ..."; None when all are valid. A timing line is a line holding ``-->`` that opens a
+    block (after a blank line) or follows the block's first line (an SRT number, a WebVTT cue id);
+    further down a block it is cue text ("the edge u --> v relaxes" in an SRT file)."""
+    at = 0  # the line's place in its block of non-blank lines
     for n, line in enumerate(raw.split("\n"), 1):
-        if "-->" in line and not _TIMING.match(line):
+        if not line.strip():
+            at = 0
+            continue
+        if at <= 1 and "-->" in line and not _TIMING.match(line):
             return f"line {n}: {line.strip()[:80]!r}"
+        at += 1
     return None
 
 

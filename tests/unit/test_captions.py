@@ -119,3 +119,12 @@ def test_a_word_longer_than_any_spoken_is_refused(tmp_path):
         parse_captions(f)
     f.write_text("WEBVTT\n\n00:00.000 --> 00:10.000\nsee https://example.edu/" + "a" * 400 + "\n")
     assert len(parse_captions(f)) == 2
+
+
+def test_an_arrow_in_an_srt_cue_s_text_is_text(tmp_path):
+    """SRT has no rule against "-->" in a cue's text (a graph lecture says "u --> v"); only a timing
+    line, at the head of its block, must be a valid timing."""
+    f = tmp_path / "c.srt"
+    f.write_text("1\n00:00:01,000 --> 00:00:04,000\nthe edge u --> v relaxes\n\n2\n00:00:04,500 --> 00:00:06,000\n"
+                 "Then we go on.\n")
+    assert [w.word for w in parse_captions(f)][:5] == ["the", "edge", "u", "-->", "v"]
