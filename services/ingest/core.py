@@ -26,6 +26,8 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 from lecturecopilot.text import TextError, check_filename, check_text
 
+from .errors import IngestError
+from .numbers import MAX_NUMBER, check_course_and_number, number_hold_s, numbers_exhausted, number_taken
 from .store import CourseGone, IngestStore, NumbersExhausted
 
 log = logging.getLogger(__name__)
@@ -35,18 +37,6 @@ CAPTION_EXTENSIONS = {".vtt", ".srt"}
 MAX_TITLE_CHARS = 200
 LANGUAGE = re.compile(r"[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3}")  # a language tag: 'en', 'pt-BR', 'yue'
 CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last cue held on screen)
-
-
-class IngestError(Exception):
-    """An upload that cannot be accepted. ``status`` is the HTTP status, ``code`` a stable error
-    code, ``headers`` any the answer needs (``Retry-After``)."""
-
-    def __init__(self, message: str, *, status: int = 400, code: str = "invalid_upload",
-                 headers: dict | None = None):
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.headers = headers or {}
 
 
 @dataclass
@@ -139,45 +129,6 @@ def check_title(title, filename: str) -> str:
     except TextError as e:
         why = "" if given else " (with no title given, the title is the file's name)"
         raise IngestError(f"{e}{why}", code="invalid_title") from None
-
-
-MAX_NUMBER = 9999  # lecture numbers: 0..9999 (the gateway's schemas say the same)
-
-
-def number_hold_s(settings: Settings) -> float:
-    """How long after its last chunk began a receiving resumable upload still holds its lecture
-    number (seconds): its idle expiry (``LC_UPLOAD_IDLE_S``), or the longest a chunk may take to
-    arrive (``LC_UPLOAD_CHUNK_TIMEOUT_S``) if that is longer, so a slow chunk never loses it."""
-    return max(settings.upload_idle_s, settings.upload_chunk_timeout_s)
-
-
-def check_course_and_number(records: IngestStore, course_id: str, number: int | None, hold_s: float,
-                            own_upload: str | None = None) -> None:
-    """Raises :class:`IngestError` 404 when the course does not exist, 409 ``number_taken`` when
-    it already has a lecture ``number`` or an open resumable upload into it other than
-    ``own_upload`` holds that number (finishing, or receiving within ``hold_s`` seconds of its last
-    chunk: :func:`number_hold_s`)."""
-    if not records.course_exists(course_id):
-        raise IngestError("Unknown course.", status=404, code="not_found")
-    if number is None:
-        return
-    if records.number_in_use(course_id, number):
-        raise number_taken(number)
-    if records.number_reserved(course_id, number, hold_s, own_upload):
-        raise number_reserved(number)
-
-
-def number_taken(number: int) -> IngestError:
-    """The 409 for a lecture number the course already has."""
-    return IngestError(f"The course already has a lecture {number}; choose another number "
-                       "(citations name lectures by number).", status=409, code="number_taken")
-
-
-def number_reserved(number: int) -> IngestError:
-    """The 409 for a lecture number an open resumable upload holds."""
-    return IngestError(f"Lecture {number} of this course is being uploaded now; the upload holds the number until "
-                       "it finishes, or until it expires for want of chunks. Choose another number.",
-                       status=409, code="number_taken")
 
 
 def check_upload(*, records: IngestStore, course_id: str, title, number: int | None, video_name: str | None,
@@ -314,7 +265,7 @@ def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: 
     ``number``, the lecture gets the course's next one, past the numbers open resumable uploads
     other than ``own_upload`` hold (``hold_s``: :func:`number_hold_s`), tried :data:`NUMBER_TRIES`
     times under concurrent uploads. Raises :class:`IngestError` 409 ``number_taken`` (also when
-    the next number would pass :data:`MAX_NUMBER`), 404 when the course was deleted meanwhile."""
+    none is left up to :data:`MAX_NUMBER`), 404 when the course was deleted meanwhile."""
     try:
         got = records.register_lecture({
             "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
@@ -326,8 +277,7 @@ def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: 
         raise IngestError("Unknown course: it was deleted while this lecture was being added.", status=404,
                           code="not_found") from None
     except NumbersExhausted:
-        raise IngestError(f"Lecture numbers go up to {MAX_NUMBER}, and this course's next one would pass it; "
-                          "give this lecture a free number.", status=409, code="number_taken") from None
+        raise numbers_exhausted() from None
     if got is None:
         raise number_taken(number) if number is not None else IngestError(
             "Too many lectures are being added to this course at once; try again.", status=409, code="number_taken")

@@ -12,7 +12,7 @@ is :func:`.partfiles.parts_of`'s.
    the free space less what open uploads still expect and less ``LC_UPLOAD_DISK_RESERVE_BYTES``
    (507). Nothing is accepted for another name or size afterwards. While it is open (receiving
    and not idle, or finishing) the upload holds its lecture number: another upload declaring it is
-   refused (409) and one without a number gets a later one (:func:`~.core.number_hold_s`).
+   refused (409) and one without a number never gets it (:func:`~.core.number_hold_s`).
 2. :func:`put_chunk` appends one chunk ``bytes first-last/size`` (with object storage, at least
    ``LC_UPLOAD_MIN_CHUNK_BYTES`` unless it is the last, else 400 ``chunk_too_small``). A chunk must start at the
    current offset (the bytes on disk); otherwise :class:`IngestError` 409 tells the client where
@@ -52,8 +52,8 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
 from . import uploadpolicy as policy
-from .core import (IngestError, Upload, check_upload, ingest_lecture, number_hold_s, number_taken, publish_uploaded,
-                   uploaded_event)
+from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .numbers import number_hold_s, number_taken
 from .partfiles import Busy, parts_of
 from .store import IngestStore
 

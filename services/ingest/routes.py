@@ -10,7 +10,8 @@ import re
 from flask import Blueprint, jsonify, request
 
 from . import resumable
-from .core import MAX_NUMBER, IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
+from .core import IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
+from .numbers import MAX_NUMBER
 from .partfiles import discard_rest
 from .web import err, ingest
 

@@ -33,7 +33,10 @@ _RESERVED = ("SELECT (meta->>'number')::int FROM uploads WHERE course_id = %(cou
              "AND (state = 'finishing' OR (state = 'receiving' AND active_at >= now() - "
              "make_interval(secs => %(hold_s)s))) AND id IS DISTINCT FROM %(own_upload)s::uuid "
              "AND jsonb_typeof(meta->'number') = 'number'")
-_NEXT_NUMBER = f"greatest(coalesce(max(number), 0), (SELECT coalesce(max(n), 0) FROM ({_RESERVED}) AS r(n))) + 1"
+# the next free number (over ``lectures`` of the course): the lowest above the course's highest that no open
+# upload holds, at most max_number (NULL when there is none)
+_NEXT_NUMBER = ("(SELECT min(g) FROM generate_series(coalesce(max(number), 0) + 1, %(max_number)s) AS g "
+                f"WHERE g NOT IN ({_RESERVED}))")
 
 
 class CourseGone(Exception):
@@ -84,10 +87,10 @@ class IngestStore:
 
         A number is used once per course (``lectures_course_number``, a unique index: concurrent
         uploads are decided by Postgres). With ``number``, returns None when it is taken; without,
-        the lecture gets the number after the course's highest one and the highest an open resumable
-        upload other than ``own_upload`` holds (``hold_s``: see :meth:`number_reserved`), read again
+        the lecture gets :meth:`next_number` (above the course's highest, skipping the numbers open
+        resumable uploads other than ``own_upload`` hold), read again
         and retried when another upload took it first, at most ``tries`` times (then None). Raises
-        :class:`NumbersExhausted` when that number would pass ``max_number``, :class:`CourseGone`
+        :class:`NumbersExhausted` when there is none up to ``max_number``, :class:`CourseGone`
         when the course is deleted meanwhile."""
         with self.pool.connection() as conn:
             got = conn.execute("SELECT number FROM lectures WHERE id=%s", (row["id"],)).fetchone()
@@ -98,8 +101,7 @@ class IngestStore:
         if number is not None:
             query = _INSERT_LECTURE.format(number="%(number)s::int", source="")
         else:
-            query = _INSERT_LECTURE.format(number=_NEXT_NUMBER,
-                                           source=f"{where} HAVING {_NEXT_NUMBER} <= %(max_number)s")
+            query = _INSERT_LECTURE.format(number=_NEXT_NUMBER, source=f"{where} HAVING {_NEXT_NUMBER} IS NOT NULL")
         with self.pool.connection() as conn:
             for _ in range(1 if number is not None else tries):
                 # READ COMMITTED: each try reads the numbers committed by then; the conflict waits for a
@@ -113,9 +115,20 @@ class IngestStore:
                 if got is not None:
                     return got["number"]
                 if number is None and conn.execute(f"SELECT {_NEXT_NUMBER} AS next {where}",
-                                                   args).fetchone()["next"] > max_number:
+                                                   args).fetchone()["next"] is None:
+                    conn.commit()
                     raise NumbersExhausted(row["course_id"])
         return None
+
+    @db.retry_on_disconnect
+    def next_number(self, course_id: str, hold_s: float, max_number: int, own_upload: str | None = None) -> int | None:
+        """The number a lecture without one would get now: the lowest above the course's highest that
+        no open resumable upload other than ``own_upload`` holds (``hold_s``: see
+        :meth:`number_reserved`); None when every one up to ``max_number`` is taken (retried)."""
+        with self.pool.connection() as conn:
+            return conn.execute(f"SELECT {_NEXT_NUMBER} AS next FROM lectures WHERE course_id = %(course_id)s::uuid",
+                                {"course_id": course_id, "hold_s": hold_s, "max_number": max_number,
+                                 "own_upload": own_upload}).fetchone()["next"]
 
     def forget_lecture(self, lecture_id: str) -> None:
         """Deletes the lecture's row (one that could not be queued)."""

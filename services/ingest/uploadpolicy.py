@@ -12,7 +12,8 @@ from werkzeug.http import parse_content_range_header
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import IngestError, number_reserved
+from .errors import IngestError
+from .numbers import number_reserved
 
 
 def admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int, owner: str | None,

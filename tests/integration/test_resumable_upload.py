@@ -183,7 +183,7 @@ def _numbers(stack, course) -> list[int]:
 
 def test_an_open_upload_holds_its_lecture_number(stack):
     """An upload that declared lecture 2 keeps it while it is open: another upload naming 2 is
-    refused at once (multipart or resumable), one naming no number gets a later one, and the
+    refused at once (multipart or resumable), one naming no number gets the next one not held, and the
     hold ends when the upload goes idle past LC_UPLOAD_IDLE_S."""
     course = stack.create_course("Numbers held")
     assert _captions_lecture(stack, course, "One").status_code == 202
@@ -196,7 +196,7 @@ def test_an_open_upload_holds_its_lecture_number(stack):
     # the number is held in this course only
     other = stack.create_course("Numbers elsewhere")
     assert _captions_lecture(stack, other, "Two there", 2).status_code == 202
-    # without a number, the next lectures go past the held one
+    # without a number, the next lectures skip the held one
     assert _captions_lecture(stack, course, "Next").status_code == 202
     assert _captions_lecture(stack, course, "And next").status_code == 202
     assert _numbers(stack, course) == [1, 3, 4]
@@ -243,7 +243,7 @@ def test_a_number_taken_mid_upload_stops_the_upload_at_its_next_chunk(stack):
 
 def test_a_finishing_upload_holds_its_number_and_a_chunk_answer_has_a_fresh_expiry(stack):
     """An upload whose finish is running (ffprobe and the checks take a moment) still holds its
-    number: the same number is 409 and a lecture without one goes past it. The answer to a chunk
+    number: the same number is 409 and a lecture without one never gets it. The answer to a chunk
     gives the expiry counted from that chunk."""
     import fcntl
     from datetime import datetime, timedelta, timezone
@@ -261,7 +261,10 @@ def test_a_finishing_upload_holds_its_number_and_a_chunk_answer_has_a_fresh_expi
     try:
         assert "being uploaded" in _err(_captions_lecture(stack, course, "Also five", 5), 409, "number_taken")
         assert _captions_lecture(stack, course, "No number").status_code == 202
-        assert _numbers(stack, course) == [6]
+        assert _numbers(stack, course) == [1]  # the next number no upload holds
+        assert _captions_lecture(stack, course, "Up to five", 4).status_code == 202
+        assert _captions_lecture(stack, course, "Past five").status_code == 202
+        assert _numbers(stack, course) == [1, 4, 6]
     finally:
         with stack.db() as conn:
             conn.execute("UPDATE uploads SET state='refused', error='test' WHERE id=%s", (uid,))
@@ -270,12 +273,21 @@ def test_a_finishing_upload_holds_its_number_and_a_chunk_answer_has_a_fresh_expi
 
 def test_numbers_given_automatically_stop_at_9999(stack):
     """A lecture without a number in a course whose highest is 9999 (the largest a number may be)
-    is refused with what to do, not given 10000, which no request could set again."""
+    is refused with what to do, not given 10000, which no request could set again; a resumable
+    upload without a number is refused at its start, before its bytes. An upload holding 9999
+    leaves the numbers below it to the lectures without one."""
     course = stack.create_course("Numbers at the top")
     assert _captions_lecture(stack, course, "Last", 9999).status_code == 202
     assert "9999" in _err(_captions_lecture(stack, course, "One more"), 409, "number_taken")
+    assert "9999" in _err(_start(stack, course, "more.mp4", 5000, title="More"), 409, "number_taken")
     assert _captions_lecture(stack, course, "A free one", 3).status_code == 202
     assert _numbers(stack, course) == [3, 9999]
+    other = stack.create_course("Numbers held at the top")
+    assert _captions_lecture(stack, other, "First").status_code == 202
+    assert _start(stack, other, "top.mp4", 5000, title="Top", number=9999).status_code == 201
+    assert _start(stack, other, "two.mp4", 5000, title="Two", number=2).status_code == 201
+    assert _captions_lecture(stack, other, "Next").status_code == 202  # 2 and 9999 are held: 3
+    assert _numbers(stack, other) == [1, 3]
 
 
 def test_a_course_deleted_while_its_lecture_registers_is_a_404(stack):
