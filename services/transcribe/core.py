@@ -133,13 +133,42 @@ def transcribe_audio(audio: Path, *, model_name: str, language: str | None, dura
     words = []
     for a, b in speech_windows(samples):
         start_s, end_s = a / 16000, b / 16000
-        prompt = prompt_for(start_s, end_s)
-        segments, _info = model.transcribe(samples[a:b], vad_filter=False, initial_prompt=prompt,
-                                           temperature=PROMPTED_TEMPERATURES if prompt else DEFAULT_TEMPERATURES, **opts)
-        words += _segments_to_words(list(segments), start_s, recent, prompt)
+        words += _decode_window(model, samples[a:b], start_s, end_s, prompt_for(start_s, end_s), recent, opts)
         if duration_s > 0:
             progress(min(0.99, end_s / duration_s))
     return words
+
+
+MAX_SILENT_S = 5.0  # a prompted window leaving this long a stretch without a word is decoded again unprompted
+
+
+def _decode_window(model, samples, start_s: float, end_s: float, prompt: str | None, recent: list[str],
+                   opts: dict) -> list[Word]:
+    """The words of one window (``samples``, ``start_s``..``end_s`` seconds of the lecture) decoded
+    with ``prompt``. Prompted decoding has a second known failure besides copying its prompt: it
+    skips speech, a whole sentence of it (seen on a slide read aloud, which also looks like a copy
+    of the prompt). When the words leave a stretch of :data:`MAX_SILENT_S` or more of the window
+    without a word, the window is decoded again without the prompt, and the decoding whose words
+    leave the shorter such stretch is kept (the prompted one on a tie)."""
+    kept = list(recent)
+    segments, _info = model.transcribe(samples, vad_filter=False, initial_prompt=prompt,
+                                       temperature=PROMPTED_TEMPERATURES if prompt else DEFAULT_TEMPERATURES, **opts)
+    words = _segments_to_words(list(segments), start_s, recent, prompt)
+    if not prompt or _longest_silence(words, start_s, end_s) < MAX_SILENT_S:
+        return words
+    again: list[str] = kept
+    segments, _info = model.transcribe(samples, vad_filter=False, temperature=DEFAULT_TEMPERATURES, **opts)
+    plain = _segments_to_words(list(segments), start_s, again, None)
+    if _longest_silence(plain, start_s, end_s) < _longest_silence(words, start_s, end_s):
+        recent[:] = again
+        return plain
+    return words
+
+
+def _longest_silence(words: list[Word], start_s: float, end_s: float) -> float:
+    """The longest stretch of ``start_s``..``end_s`` (seconds) with no word in it."""
+    edges = [start_s, *(x for w in words for x in (w.start_s, w.end_s)), end_s]
+    return max(max(0.0, b - a) for a, b in zip(edges[0::2], edges[1::2]))
 
 
 def transcribe_media(path: Path, *, info: media.ProbeResult, model_name: str, language: str | None,

@@ -1,0 +1,18 @@
+"""How a decoding window's words are judged: the longest stretch of the window with no word in it
+(the sign that prompted decoding skipped speech; services.transcribe.core._decode_window)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lecturecopilot.captions import Word
+from services.transcribe.core import MAX_SILENT_S, _longest_silence
+
+
+def test_the_longest_stretch_without_a_word():
+    assert _longest_silence([], 10.0, 40.0) == 30.0  # nothing kept: the whole window
+    words = [Word(11.0, 11.5, "a"), Word(11.6, 12.0, "heap"), Word(19.0, 19.4, "is"), Word(19.5, 20.0, "full")]
+    assert _longest_silence(words, 10.0, 21.0) == pytest.approx(7.0)  # the skipped sentence between 12 and 19
+    assert _longest_silence(words, 10.0, 40.0) == pytest.approx(20.0)  # the window's end, never reached
+    speech = [Word(t, t + 0.4, "w") for t in [10.0 + 0.5 * k for k in range(60)]]
+    assert _longest_silence(speech, 10.0, 40.0) < MAX_SILENT_S  # ordinary speech: no second decoding
