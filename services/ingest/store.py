@@ -44,7 +44,7 @@ class CourseGone(Exception):
 
 
 class NumbersExhausted(Exception):
-    """The course's next lecture number would pass the highest allowed."""
+    """The course has no free lecture number left above its highest, up to the highest allowed."""
 
 
 class IngestStore:

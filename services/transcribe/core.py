@@ -114,7 +114,9 @@ def transcribe_audio(audio: Path, *, model_name: str, language: str | None, dura
     Guards (from public Whisper bug reports): VAD drops silence and music before decoding
     (hallucinations on silence); ``condition_on_previous_text=False`` stops repeated-phrase loops
     from feeding themselves; segments that look like loops, have a high no-speech probability with
-    low confidence, or copy the prompt without confident speech behind them are dropped.
+    low confidence, or copy the prompt without confident speech behind them are dropped; a prompted
+    window whose words leave 5 s of it without a word is decoded again unprompted
+    (:func:`_decode_window`).
     """
     model = models.whisper(model_name, compute_type, threads)
     recent: list[str] = []
@@ -145,22 +147,24 @@ MAX_SILENT_S = 5.0  # a prompted window leaving this long a stretch without a wo
 def _decode_window(model, samples, start_s: float, end_s: float, prompt: str | None, recent: list[str],
                    opts: dict) -> list[Word]:
     """The words of one window (``samples``, ``start_s``..``end_s`` seconds of the lecture) decoded
-    with ``prompt``. Prompted decoding has a second known failure besides copying its prompt: it
-    skips speech, a whole sentence of it (seen on a slide read aloud, which also looks like a copy
-    of the prompt). When the words leave a stretch of :data:`MAX_SILENT_S` or more of the window
-    without a word, the window is decoded again without the prompt, and the decoding whose words
-    leave the shorter such stretch is kept (the prompted one on a tie)."""
-    kept = list(recent)
+    with ``prompt``; ``recent`` (the texts of the segments kept so far, for the loop guard) gets the
+    kept decoding's. Prompted decoding has a second known failure besides copying its prompt: it
+    skips speech, a whole sentence of it (a sentence read from the slide, on the robustness
+    benchmark's lecture 5 with Piper's voice). When the words leave a stretch of
+    :data:`MAX_SILENT_S` or more of the window without a word, the window is decoded again without
+    the prompt, and the decoding whose words leave the shorter such stretch is kept (the prompted
+    one on a tie)."""
+    before = list(recent)
     segments, _info = model.transcribe(samples, vad_filter=False, initial_prompt=prompt,
                                        temperature=PROMPTED_TEMPERATURES if prompt else DEFAULT_TEMPERATURES, **opts)
     words = _segments_to_words(list(segments), start_s, recent, prompt)
     if not prompt or _longest_silence(words, start_s, end_s) < MAX_SILENT_S:
         return words
-    again: list[str] = kept
+    plain_recent = list(before)
     segments, _info = model.transcribe(samples, vad_filter=False, temperature=DEFAULT_TEMPERATURES, **opts)
-    plain = _segments_to_words(list(segments), start_s, again, None)
+    plain = _segments_to_words(list(segments), start_s, plain_recent, None)
     if _longest_silence(plain, start_s, end_s) < _longest_silence(words, start_s, end_s):
-        recent[:] = again
+        recent[:] = plain_recent
         return plain
     return words
 
