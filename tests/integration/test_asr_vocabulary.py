@@ -73,6 +73,8 @@ def test_a_term_heavy_lecture_is_answered_where_it_explains(stack, heaps_video):
     assert sum(s["kind"] == "slide" for s in tr) >= 2
     spoken = " ".join(s["text"] for s in tr if s["kind"] == "speech").lower()
     assert "binary heap" in spoken, spoken  # without the slides' vocabulary: "minor repeats"
+    shown = " ".join(s["text"] for s in tr if s["kind"] == "slide").lower()
+    assert "max-heap" in shown, shown  # the term the speech still mishears is kept, in the slide's spelling
     a = requests.post(f"{stack.base}/api/courses/{course}/ask", json={"question": "How do you insert into a max heap?"},
                       headers=stack.admin, timeout=60).json()
     assert not a["declined"], a
