@@ -65,7 +65,24 @@ class HeaderDeadlineWorker(ThreadWorker):
         timer = getattr(conn, "lc_header_timer", None)
         if timer is not None:  # the request line and headers are in: the deadline is met
             timer.cancel()
+        _defer_continue(req)
         return super().handle_request(req, conn)
+
+
+def _defer_continue(req) -> None:
+    """gunicorn answers ``Expect: 100-continue`` with ``100 Continue`` before the app runs, so a
+    client starts sending a body the app is about to refuse (a chunk of an upload whose number was
+    taken: curl sent 2.7 MB of it). RFC 9110 §10.1.1 lets the server send it when it wants the body;
+    :class:`BoundedBody` sends it at the first read, so a route that answers without reading (an
+    error) gets a client that never sent its body. gunicorn has no setting for this: its request's
+    private ``_expected_100_continue`` is taken over here, and the request is put on its body for
+    :meth:`BoundedBody.drop` (``must_close``, so the answer says ``Connection: close``)."""
+    body = getattr(req, "body", None)
+    if body is None:
+        return
+    body.lc_request = req
+    body.lc_continue = bool(getattr(req, "_expected_100_continue", False))
+    req._expected_100_continue = False
 
 
 def _shut(sock: socket.socket) -> None:
@@ -112,6 +129,9 @@ class BoundedBody:
         self._started = time.monotonic()
         if self._sock is not None:
             self._sock.settimeout(self.stall_s)
+            if getattr(self._inner, "lc_continue", False):  # the client waits for it before its body
+                self._inner.lc_continue = False
+                self._sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
         self._timer = threading.Timer(self.timeout_s, self.drop)
         self._timer.daemon = True
         self._timer.start()
@@ -122,6 +142,9 @@ class BoundedBody:
         self.expired = True
         if hasattr(self._inner, "failed"):  # gunicorn's Body: don't drain the rest, close the connection
             self._inner.failed = True
+        req = getattr(self._inner, "lc_request", None)
+        if req is not None:  # and say so in the answer (gunicorn would write "Connection: keep-alive")
+            req.must_close = True
         if self._sock is not None:
             try:
                 self._sock.shutdown(socket.SHUT_RD)
@@ -182,14 +205,22 @@ class BoundedBody:
 def bounded_bodies(app, *, timeout_s: float, stall_s: float):
     """WSGI middleware: every request body of ``app`` gets a :class:`BoundedBody` with these
     default bounds (seconds). Under gunicorn the socket is ``environ["gunicorn.socket"]``; without
-    it only the deadline between reads applies."""
+    it only the deadline between reads applies. A request with ``Expect: 100-continue`` (see
+    :func:`_defer_continue`) gets ``100 Continue`` at its body's first read; answered before that, it
+    gets ``Connection: close`` and the connection closes without waiting for the body."""
 
     def wrapped(environ, start_response):
         length, chunked = environ.get("CONTENT_LENGTH") or "", "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "")
         body = BoundedBody(environ["wsgi.input"], environ.get("gunicorn.socket"), timeout_s, stall_s,
                            None if chunked else int(length) if length.isdigit() else 0)
         environ["wsgi.input"] = environ[_KEY] = body
-        return ClosingIterator(app(environ, start_response), body.close)
+
+        def start(status, headers, exc_info=None):
+            if getattr(body._inner, "lc_continue", False) and not body.done:
+                body.drop()  # answered before the body the client holds back: close rather than wait for it
+            return start_response(status, headers, exc_info)
+
+        return ClosingIterator(app(environ, start), body.close)
 
     return wrapped
 

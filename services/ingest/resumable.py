@@ -216,7 +216,8 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
             _refuse_if_taken(records, store, row)  # before the bytes: a last chunk of 2 GB too
             at = f.size()
             if rng.start != at:
-                raise IngestError(f"The next chunk must start at byte {at}.", status=409, code="wrong_offset")
+                raise IngestError(f"The next chunk must start at byte {at}.", status=409, code="wrong_offset",
+                                  extra={"offset": at})
             if stream is None:
                 return _status(settings, row, at)
             records.touch_upload(upload_id)

@@ -42,13 +42,13 @@ def ingest() -> Ingest:
     return current_app.extensions["ingest"]
 
 
-def err(status: int, code: str, message: str, headers: dict | None = None):
-    """The answer ``{"error": {"code", "message"}}`` with ``status`` and ``headers``."""
-    return jsonify({"error": {"code": code, "message": message}}), status, headers or {}
+def err(status: int, code: str, message: str, headers: dict | None = None, extra: dict | None = None):
+    """The answer ``{"error": {"code", "message", **extra}}`` with ``status`` and ``headers``."""
+    return jsonify({"error": {"code": code, "message": message, **(extra or {})}}), status, headers or {}
 
 
 def _ingest_error(e: IngestError):
-    return err(e.status, e.code, str(e), e.headers)
+    return err(e.status, e.code, str(e), e.headers, e.extra)
 
 
 def _http_error(e: HTTPException):

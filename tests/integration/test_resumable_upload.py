@@ -241,6 +241,57 @@ def test_a_number_taken_mid_upload_stops_the_upload_at_its_next_chunk(stack):
     _err(_put(stack, uid, b"x" * 1000, 1000, n), 410, "upload_closed")
 
 
+def _expect_put(stack, uid, first: int, last: int, total: int):
+    """Sends a chunk's request line and headers with ``Expect: 100-continue`` and no body yet; the
+    socket and the server's first answer (status line and headers, as text)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(stack.base)
+    sock = socket.create_connection((url.hostname, url.port), timeout=20)
+    head = [f"PUT /api/uploads/{uid} HTTP/1.1", f"Host: {url.netloc}", f"Content-Length: {last - first + 1}",
+            f"Content-Range: bytes {first}-{last}/{total}", "Expect: 100-continue",
+            *(f"{k}: {v}" for k, v in stack.admin.items()), "", ""]
+    sock.sendall("\r\n".join(head).encode())
+    got = b""
+    while b"\r\n\r\n" not in got:
+        data = sock.recv(65536)
+        assert data, got
+        got += data
+    return sock, got.decode("latin-1")
+
+
+def test_expect_100_continue_is_answered_only_for_a_chunk_that_is_taken(stack):
+    """A client that sends ``Expect: 100-continue`` waits for ``100 Continue`` before its body. It
+    gets it only once the chunk has passed its checks; a refused chunk (here: not at the offset) is
+    answered 409 ``wrong_offset`` with the offset in the error, ``Connection: close``, and the
+    connection closes without a byte of the body sent. (gunicorn used to send ``100 Continue``
+    before the app ran, so curl began sending the refused chunk.)"""
+    course = stack.create_course("Expect 100-continue")
+    uid = _start(stack, course, "expect.mp4", 2000).json()["upload_id"]
+    sock, head = _expect_put(stack, uid, 0, 999, 2000)
+    with sock:
+        assert head.startswith("HTTP/1.1 100 Continue"), head
+        sock.sendall(b"x" * 1000)
+        answer = b""
+        while b'"offset"' not in answer:
+            data = sock.recv(65536)
+            assert data, answer
+            answer += data
+        assert answer.startswith(b"HTTP/1.1 200"), answer
+    sock, head = _expect_put(stack, uid, 0, 999, 2000)  # the same range again: the offset is 1000 now
+    with sock:
+        assert head.startswith("HTTP/1.1 409"), head
+        assert "connection: close" in head.lower(), head
+        rest = b""
+        while data := sock.recv(65536):  # the server closes the connection: nothing more is waited for
+            rest += data
+    whole = head.encode("latin-1") + rest
+    error = json.loads(whole[whole.index(b"{"):])["error"] if b"{" in whole else None
+    assert error and error["code"] == "wrong_offset" and error["offset"] == 1000, whole
+    assert _status(stack, uid)["offset"] == 1000
+
+
 def test_a_finishing_upload_holds_its_number_and_a_chunk_answer_has_a_fresh_expiry(stack):
     """An upload whose finish is running (ffprobe and the checks take a moment) still holds its
     number: the same number is 409 and a lecture without one never gets it. The answer to a chunk
