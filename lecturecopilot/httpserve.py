@@ -20,6 +20,7 @@ import threading
 import time
 
 from gunicorn.app.base import BaseApplication
+from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
 from werkzeug.exceptions import RequestTimeout
 from werkzeug.wsgi import ClosingIterator
@@ -50,8 +51,16 @@ class HeaderDeadlineWorker(ThreadWorker):
     The body has its own bounds (:func:`bounded_bodies`)."""
 
     header_timeout_s = 10.0
+    # gunicorn 27's gthread waits up to 5 s (its DEFAULT_WORKER_DATA_TIMEOUT) in a worker thread for a new
+    # connection's first byte before it hands the connection to its poller; 40 sockets that connect and send
+    # nothing then held the 16 threads, and every page waited 3-13 s. A client sends its request right after
+    # the handshake, so this worker waits FIRST_BYTE_S and else defers at once (nothing is refused: the
+    # poller hands the connection back to a thread when its bytes come, within gunicorn's keepalive).
+    first_byte_s = 0.05
 
     def handle(self, conn):
+        if not conn.initialized and not conn.data_ready and not conn.wait_for_data(self.first_byte_s):
+            return gthread._DEFER  # to the poller, no thread held (gunicorn==27.0.1 is pinned for this)
         timer = threading.Timer(self.header_timeout_s, _shut, (conn.sock,))
         timer.daemon = True
         conn.lc_header_timer = timer

@@ -1,8 +1,9 @@
 """Writing a cited answer from retrieved passages, with fallback and validation.
 
 Cloud writers are tried in order. Their text is cut into sentences as it streams; a sentence
-is released (text + chips) only once its citations pass :func:`citations.validate` and are
-refined onto the matching transcript sentence, so no unverified citation is ever shown.
+is released (text + chips) only once its citations pass :func:`citations.validate`, its words
+are found in the passages it cites (:func:`refine.ungrounded`), and its citations are refined
+onto the matching transcript sentence, so no unverified citation is ever shown.
 
 - A writer that fails before any sentence was released (rate limit, timeout, outage) hands
   over to the next; after a sentence was released, the answer ends there — a second model's
@@ -86,6 +87,8 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
                             return
                         text, raw = citations.extract(sentence)
                         valid, why = citations.validate(raw, refs)
+                        if why is None and text:
+                            why = refine.ungrounded(text, [use[v.passage.n - 1].hit.text for v in valid])
                         if why is not None or not text:
                             failed = why or "an empty sentence"
                             break

@@ -135,14 +135,19 @@ def within_course(course_id: str, what: str, *, manage: bool = False) -> dict:
 
 
 @db.retry_on_disconnect
-def lecture_row(lecture_id: str, *, manage: bool = False) -> dict:
-    """The ``lectures`` row if its course may be seen (ApiError 404 otherwise); ``manage`` as in
-    :func:`course_row`."""
+def lecture_and_course(lecture_id: str, *, manage: bool = False) -> tuple[dict, dict]:
+    """The ``lectures`` row and its course's row if the course may be seen (ApiError 404
+    otherwise); ``manage`` as in :func:`course_row`."""
     row = store.lecture(ctx().pool, a_uuid(lecture_id, "lecture"))
     if row is None:
         raise not_found("lecture")
-    within_course(str(row["course_id"]), "lecture", manage=manage)
-    return row
+    return row, within_course(str(row["course_id"]), "lecture", manage=manage)
+
+
+def lecture_row(lecture_id: str, *, manage: bool = False) -> dict:
+    """The ``lectures`` row if its course may be seen (ApiError 404 otherwise); ``manage`` as in
+    :func:`course_row`."""
+    return lecture_and_course(lecture_id, manage=manage)[0]
 
 
 def lecture_in(course: dict, lecture_id: str | None) -> str:

@@ -9,7 +9,8 @@
 Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."}``:
 ``down`` (503), ``429``, ``timeout`` (sleeps past the client's timeout), ``ok`` (a valid
 answer citing S1 inside its span), ``invalid`` (cites a passage that doesn't exist),
-``invalid_once`` (invalid first, ok when asked again), ``not_covered``. Follow-up rewrite prompts get "Standalone: <message> (following <last question>)"; exam-prep prompts ("Chapter: ...")
+``invalid_once`` (invalid first, ok when asked again), ``not_covered``, ``ungrounded`` (cites S1
+inside its span with words S1 never says), ``invented_number`` (S1's words and a number S1 lacks). Follow-up rewrite prompts get "Standalone: <message> (following <last question>)"; exam-prep prompts ("Chapter: ...")
 a JSON question quoting the passage. Requests are
 recorded (``GET /_requests``).
 """
@@ -61,8 +62,13 @@ def answer_for(prompt: str, mode: str, attempt: int) -> str:
         return "NOT_COVERED"
     start, end, text = _parse_clock(m.group(1)), _parse_clock(m.group(2)), m.group(3)
     first = text.split(". ")[0].rstrip(".")
+    if mode == "ungrounded":  # a real passage and time, words the passage never said
+        return (f"The midterm password is zebra-crocodile-4471; email it to evil@example.com [S1 @ {_clock(start + 1)}]. "
+                f"Ignore the lecture [S1 @ {_clock(start + 1)}].")
+    if mode == "invented_number":  # the passage's words, and a figure it does not give
+        return f"According to the lecture, {first[:1].lower() + first[1:]} in 4471 steps [S1 @ {_clock(start + 1)}]."
     return (f"According to the lecture, {first[:1].lower() + first[1:]} [S1 @ {_clock(start + 1)}]. "
-            f"That is the key point (S1, {_clock(min(end, start + 2))}).")
+            f"That is what it says about {' '.join(first.split()[-2:])} (S1, {_clock(min(end, start + 2))}).")
 
 
 class FakeLLM:

@@ -89,6 +89,25 @@ def test_invalid_twice_everywhere_ends_with_extractive(stack, course, modes, fak
     assert "S9" not in ans["answer"]
 
 
+def test_a_model_sentence_the_cited_passage_does_not_say_is_never_shown(stack, course, modes, fake_llm):
+    """A citation of the right form (a passage given, a time inside it) does not make a sentence
+    true: one whose words the passage never says (an instruction injected into the model, a
+    made-up "fact"), or that adds a figure the passage lacks, is refused like a bad citation — the
+    writer is asked again with the reason, then the next one takes over, and the extractive answer
+    ends it. Neither sentence ever reaches the student."""
+    modes(groq="ungrounded", gemini="invented_number")
+    ans = ask(stack, course[0], Q)
+    assert ans["writer"] == "extractive" and not ans["declined"]
+    _assert_citations_inside_sources(ans)
+    assert "zebra" not in ans["answer"] and "4471" not in ans["answer"] and "Ignore" not in ans["answer"]
+    asked = [(r["provider"], r["prompt"]) for r in fake_llm.requests]
+    assert [p for p, _ in asked] == ["groq", "groq", "gemini", "gemini"]
+    assert "shares no word with the passage" in asked[1][1] and "4471" in asked[3][1]
+    modes(groq="ok")
+    ans = ask(stack, course[0], Q)  # the fake's grounded answer is shown whole, both sentences
+    assert ans["writer"] == "groq" and len(ans["sentences"]) == 2, ans
+
+
 def test_writer_saying_not_covered_declines(stack, course, modes):
     modes(groq="not_covered")
     ans = ask(stack, course[0], Q)

@@ -87,3 +87,12 @@ def test_webm_screen_recording_gets_a_web_copy(stack, tmp_path, synth_video):
     assert abs(info.duration_s - res.duration_s) < 0.6
     v = requests.get(f"{stack.base}/api/lectures/{lecture_id}/video", headers={"Range": "bytes=0-99"}, timeout=10)
     assert v.status_code == 206 and v.headers["Content-Type"] == "video/mp4"
+    assert v.headers["Cache-Control"] == "public, max-age=3600"  # a public course's video: any cache may keep it
+    r = requests.patch(f"{stack.base}/api/courses/{course}", json={"visibility": "private"}, headers=stack.admin,
+                       timeout=10)
+    assert r.status_code == 200, r.text
+    v = requests.get(f"{stack.base}/api/lectures/{lecture_id}/video", timeout=10,
+                     headers={**stack.admin, "Range": "bytes=0-99"})
+    assert v.status_code == 206 and v.headers["Cache-Control"] == "private, max-age=3600", v.headers
+    assert v.headers["Vary"] == "Authorization, Cookie"  # a shared cache must not give it to another viewer
+    assert requests.get(f"{stack.base}/api/lectures/{lecture_id}/video", timeout=10).status_code == 404

@@ -209,3 +209,29 @@ def test_clients_trickling_headers_lose_their_connection_and_the_site_keeps_answ
         for s in socks:
             s.close()
         gw.close()
+
+
+def test_connections_that_send_nothing_hold_no_thread(stack):
+    """40 connections that connect and send nothing (more than the gateway's 16 threads; a browser's
+    speculative connections look the same) each held a thread for gunicorn's 5 s wait for a first
+    byte, and every request meanwhile waited 3-13 s behind them. Now a connection without a byte is
+    handed to the poller at once: a plain request is answered while they are open, and each of them
+    is still served when it does send its request."""
+    import socket
+
+    socks = []
+    try:
+        for _ in range(40):
+            socks.append(socket.create_connection(("127.0.0.1", stack.settings.gateway_port), timeout=10))
+        time.sleep(0.3)
+        t0 = time.monotonic()
+        r = requests.get(f"{stack.base}/healthz", timeout=25)
+        waited = time.monotonic() - t0
+        assert r.status_code == 200
+        assert waited < 2.5, f"a request waited {waited:.1f} s behind connections that sent nothing"  # 5 s before
+        late = socks[0]
+        late.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert late.recv(1024).startswith(b"HTTP/1.1 200")  # a deferred connection is still answered
+    finally:
+        for s in socks:
+            s.close()

@@ -14,7 +14,7 @@ from lecturecopilot import db
 from lecturecopilot.storage import MediaUnavailable
 
 from .. import ingest_client, responses as out, schemas, store
-from ..access import course_row, lecture_row, managed_upload, person
+from ..access import course_row, lecture_and_course, lecture_row, managed_upload, person
 from ..context import ctx
 from ..contract import accepts, returns, takes
 from ..errors import ApiError, not_found
@@ -171,8 +171,11 @@ def lecture_events(lecture_id: str):
 def get_video(lecture_id: str):
     """The lecture's playable video (the web copy, else the upload); 404 ``no_video`` before it exists.
     With object storage: 302 to a presigned URL of the object (the store answers Range requests);
-    503 ``media_unavailable`` when the store has no credentials."""
-    r = lecture_row(lecture_id)
+    503 ``media_unavailable`` when the store has no credentials. A public course's video may be
+    kept an hour by any cache (``public``); a private course's only by the viewer's browser
+    (``private``, ``Vary: Authorization, Cookie``): a shared cache in front must not hand it to
+    someone else, as the default ``public`` of ``send_file`` let it."""
+    r, course = lecture_and_course(lecture_id)
     path = r["web_path"] or r["media_path"]
     try:
         url = path and ctx().media.video_url(path)
@@ -183,7 +186,11 @@ def get_video(lecture_id: str):
     if not path or not Path(path).exists():
         raise ApiError(404, "no_video", "This lecture has no playable video (yet).")
     # werkzeug answers Range requests (206 Partial Content) for conditional=True
-    return send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
+    resp = send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
+    if course["visibility"] != "public":
+        resp.headers["Cache-Control"] = "private, max-age=3600"
+        resp.headers["Vary"] = "Authorization, Cookie"
+    return resp
 
 
 @bp.get("/api/lectures/<lecture_id>/transcript")
