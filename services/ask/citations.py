@@ -20,7 +20,7 @@ _ITEM = re.compile(
     r"(?P<t>\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?|\d+(?:\.\d+)?\s*s\b|\d+(?:\.\d+)?(?=\s*$|\s*[;,]))?",
     re.IGNORECASE,
 )
-_SENT_END = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\[\(【]?[A-Z0-9\"'])")
+_SENT_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))\s+(?=[\[\(【]?[A-Z0-9\"'])")  # a closing quote stays
 
 
 @dataclass(frozen=True)
@@ -83,11 +83,34 @@ def extract(sentence: str) -> tuple[str, list[RawCitation]]:
     return clean, cites
 
 
+def _cites_before_stop(text: str) -> str:
+    """``"… keys. [S1 @ 0:01] Next"`` → ``"… keys [S1 @ 0:01]. Next"``: a citation group after the
+    full stop belongs to the sentence before it."""
+    return re.sub(r"([.!?])\s*((?:[\[\(【][^\]\)】]{1,120}[\]\)】]\s*)+)", r"\2\1 ", text)
+
+
 def split_sentences(text: str) -> list[str]:
     """Splits model text into sentences; a citation group after the full stop stays with its sentence."""
-    text = re.sub(r"([.!?])\s*((?:[\[\(【][^\]\)】]{1,120}[\]\)】]\s*)+)", r"\2\1 ", text)  # move trailing cites before the stop
-    parts = [p.strip() for p in _SENT_END.split(text) if p.strip()]
-    return parts
+    return [p.strip() for p in _SENT_END.split(_cites_before_stop(text)) if p.strip()]
+
+
+_OPEN_GROUP = re.compile(r"\s*[\[\(【][^\]\)】]*$")
+
+
+def take_sentences(buffer: str) -> tuple[list[str], str]:
+    """The sentences of a streamed ``buffer`` that are complete, and the text after them, kept as it
+    came (its spaces too: a stream's pieces may end in the space before the next word). A sentence
+    is complete once the next one has begun; a citation group still open after its full stop
+    (``"… keys. [S1 @ 0:0"``) may belong to it, so it waits for the group to close. The stream's
+    end gives the rest to :func:`split_sentences`."""
+    moved = _cites_before_stop(buffer)
+    cut = None
+    for m in _SENT_END.finditer(moved):
+        if not _OPEN_GROUP.match(moved, m.end()):
+            cut = m
+    if cut is None:
+        return [], buffer
+    return split_sentences(moved[:cut.start()]), moved[cut.end():]
 
 
 def validate(cites: list[RawCitation], passages: list[PassageRef], tolerance_s: float = 2.0

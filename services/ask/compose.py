@@ -79,8 +79,8 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
                         done = True
                     else:
                         buffer += piece
-                    parts = citations.split_sentences(buffer)
-                    complete, buffer = (parts, "") if done else (parts[:-1], parts[-1] if parts else "")
+                    complete, buffer = ((citations.split_sentences(buffer), "") if done
+                                        else citations.take_sentences(buffer))
                     for sentence in complete:
                         if sentence.strip().strip(".").upper() == NOT_COVERED and released == 0:
                             outcome.writer, outcome.not_covered = writer.name, True

@@ -1,6 +1,8 @@
 import pytest
 
-from services.ask.citations import PassageRef, RawCitation, extract, parse_time, split_sentences, validate
+import re
+
+from services.ask.citations import PassageRef, RawCitation, extract, parse_time, split_sentences, take_sentences, validate
 
 P = [PassageRef(1, "a", 4, 600.0, 660.0), PassageRef(2, "a", 4, 1880.0, 1950.0), PassageRef(3, "b", 5, 10.0, 80.0)]
 
@@ -37,6 +39,35 @@ def test_split_keeps_trailing_citation_with_its_sentence():
     assert len(parts) == 3
     assert [extract(p)[1][0].source for p in parts] == [2, 1, 3]
     assert extract(parts[0])[0] == "Chaining stores a list."
+
+
+STREAMED = ("According to the lecture, chaining stores a list [S2 @ 31:32]. Open addressing probes. [S1 @ 10:10] "
+            "It looks for \"another slot.\" Done (S3, 0:20).")
+
+
+def _pieces(text: str, how: str) -> list[str]:
+    if how == "chars":
+        return list(text)
+    if how == "trailing_space":  # "word " pieces, as some servers stream
+        return re.findall(r"\S+\s*", text)
+    if how == "leading_space":  # " word" pieces, as OpenAI's tokens come
+        return re.findall(r"\s*\S+", text)
+    return [text[i:i + 7] for i in range(0, len(text), 7)]  # arbitrary cuts, as Gemini's chunks
+
+
+@pytest.mark.parametrize("how", ["chars", "trailing_space", "leading_space", "cuts"])
+def test_sentences_taken_from_a_stream_are_those_of_the_whole_text(how):
+    """However the stream is cut, the sentences released as it arrives are those of the whole text:
+    no two words glued where a piece ended in a space, and a citation after a full stop still with
+    its sentence when its group arrives in pieces."""
+    buffer, got = "", []
+    for piece in _pieces(STREAMED, how):
+        buffer += piece
+        done, buffer = take_sentences(buffer)
+        got += done
+    got += split_sentences(buffer)
+    assert got == split_sentences(STREAMED), got
+    assert [extract(p)[1][0].source for p in got if extract(p)[1]] == [2, 1, 3]
 
 
 @pytest.mark.parametrize("cites,ok,reason_part", [
