@@ -82,8 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         from . import db
 
         pool = db.make_pool(settings, max_size=1)
-        print(mint_token(pool, args.role, args.email))
-        pool.close()
+        try:
+            print(mint_token(pool, args.role, args.email))
+        except ValueError as e:
+            print(f"mint-token: {e}", file=sys.stderr)
+            return 2
+        finally:
+            pool.close()
     return 0
 
 

@@ -24,11 +24,19 @@ class Principal:
 
 
 def mint_token(pool: ConnectionPool, role: str, email: str) -> str:
-    """Creates an API token for ``email`` with ``role``; returns the token (shown once)."""
+    """Creates an API token for ``email`` with ``role``; returns the token (shown once). ValueError
+    for an unknown role, or an address the sign-in and member routes would refuse
+    (:func:`.accounts.normal_email`: a token for it could never be made a course member). The
+    address is stored as those routes store it (lower-cased)."""
+    from .accounts import normal_email  # accounts imports this module
+
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
+    address = normal_email(email)
+    if address is None:
+        raise ValueError(f"{email!r} is not an email address sign-in accepts (e.g. name@university.edu)")
     token = "lc_" + secrets.token_urlsafe(32)
-    store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, email)
+    store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address)
     return token
 
 

@@ -92,5 +92,6 @@ def grpc_error(e: grpc.RpcError, *, invalid: str = "invalid_question", exhausted
     if code == grpc.StatusCode.FAILED_PRECONDITION:
         return ApiError(422, precondition, e.details())
     if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-        return ApiError(503, "ask_unavailable", "The answering service is not reachable; try again shortly.")
+        return ApiError(503, "ask_unavailable", "The answering service is not reachable; try again shortly.",
+                        headers={"Retry-After": "5"})
     return ApiError(500, "ask_failed", "Answering failed.")

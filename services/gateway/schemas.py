@@ -15,6 +15,8 @@ the field, and the field's path (``answers[0].choice``); never pydantic's text.
 
 from __future__ import annotations
 
+import unicodedata
+
 import uuid
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
@@ -44,13 +46,13 @@ def clean_text(value: str, max_chars: int, *, multiline: bool = False, required:
     (the one character rule of every service: control characters but a multi-line text's line breaks,
     unpaired UTF-16 surrogates, bidirectional embedding, override and isolate controls: "Trojan
     Source", CVE-2021-42574), when it is longer than ``max_chars`` characters, or empty while
-    ``required``. Returns None for an empty
-    optional text."""
+    ``required`` (a text of only invisible format characters, Unicode category Cf such as zero-width
+    spaces, is empty too). Returns None for an empty optional text."""
     value = value.strip() if multiline else " ".join(value.split())  # line breaks of a one-line field are spaces
     if any(refused(c, multiline=multiline) for c in value):
         raise PydanticCustomError("text_chars", "contains characters that are not allowed (control characters, "
                                                 "unpaired surrogates or text-direction controls)")
-    if not value:
+    if not value or all(unicodedata.category(c) == "Cf" or c.isspace() for c in value):  # "\u200b\ufeff": blank too
         if required:
             raise PydanticCustomError("text_empty", "must be a non-empty string")
         return None

@@ -78,3 +78,29 @@ def test_a_body_is_validated_before_the_view_runs(client):
     assert client.ran == []
     r = client.post("/api/ask", json={"question": "  why   merge sort? "})
     assert r.status_code == 200 and r.get_json() == {"question": "why merge sort?"} and len(client.ran) == 1
+
+
+def test_an_unreachable_answering_service_says_when_to_retry():
+    import grpc
+
+    class Unavailable(grpc.RpcError):
+        def code(self):
+            return grpc.StatusCode.UNAVAILABLE
+
+        def details(self):
+            return "connection refused"
+
+    e = errors.grpc_error(Unavailable())
+    assert (e.status, e.code, e.headers) == (503, "ask_unavailable", {"Retry-After": "5"})
+
+
+def test_a_token_is_minted_only_for_an_address_sign_in_accepts():
+    """``mint-token --email stu@probe.test`` used to make a token whose person no member route
+    could name (email-validator refuses special-use domains): refused before anything is stored."""
+    from services.gateway.auth import mint_token
+
+    for bad in ("stu@probe.test", "not-an-address", "a@[127.0.0.1]"):
+        with pytest.raises(ValueError, match="not an email address"):
+            mint_token(None, "student", bad)  # refused before the store is touched
+    with pytest.raises(ValueError, match="role"):
+        mint_token(None, "owner", "a@example.edu")

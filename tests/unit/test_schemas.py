@@ -43,6 +43,10 @@ def test_text_is_cleaned_and_checked():
         assert e.code == "invalid_title" and "text-direction controls" in e.message
     assert _refusal(schemas.CourseCreate, {"title": "x" * 201}).message == "'title' must be at most 200 characters."
     assert _refusal(schemas.AskQuestion, {}).code == "invalid_question"
+    # only invisible format characters (zero-width space, joiners, BOM) is an empty question, not one to count
+    e = _refusal(schemas.AskQuestion, {"question": "\u200b\u200c \u200d\ufeff"})
+    assert e.code == "invalid_question" and "non-empty" in e.message
+    assert schemas.parse(schemas.AskQuestion, {"question": "what is cha\u200bining?"}).question == "what is cha\u200bining?"
 
 
 def test_nested_fields_are_named_by_their_path_and_keep_their_codes():

@@ -107,7 +107,7 @@ def ask_question(course_id: str, body: schemas.AskQuestion):
     # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
     # the call in a generator that cannot be cancelled when the client goes away
     call = ctx().ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
-    if "text/event-stream" in request.headers.get("Accept", ""):
+    if any(v == "text/event-stream" and q > 0 for v, q in request.accept_mimetypes):  # named, not q=0
         return _streamed(call, use)
     pool = ctx().pool
     try:
@@ -146,7 +146,7 @@ def _streamed(call, use: limits.Use | None) -> Response:
         limits.refund(ctx().pool, use)
         raise grpc_error(first[1]) from None
     return Response(stream_with_context(_relay(call, events, first, use)), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                    headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
 def _sse(event: str, payload: dict) -> str:
