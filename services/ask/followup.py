@@ -25,6 +25,8 @@ _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
 
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+_CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
+                                   r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
 
 def _runs(question: str) -> list[str]:
@@ -62,6 +64,11 @@ def _narrowed(old: str, new: str) -> str:
     return old
 
 
+def _with_antecedent(text: str, topic: str) -> str:
+    """``text`` with its first pronoun replaced by ``topic`` ("its" by "<topic>'s")."""
+    return _PRONOUN.sub(lambda m: f"{topic}'s" if m.group(0).lower() == "its" else topic, text, count=1)
+
+
 def rewrite(message: str, history: list[str]) -> str:
     """The standalone question for ``message`` given earlier standalone questions ``history``."""
     msg = " ".join(message.split())
@@ -72,16 +79,24 @@ def rewrite(message: str, history: list[str]) -> str:
         return f"Why? {prev}"
     if _REPHRASE.match(msg):
         return prev
+    lead = _CONJUNCTION_QUESTION.match(msg)
+    if lead:  # "And what is its running time?": a question of its own after the conjunction, not a topic swap
+        rest = msg[lead.end():]
+        out = rewrite(rest, history)
+        first = rest.split()[0]
+        return out[:1].upper() + out[1:] if out.split()[0] == first else out  # the message's own opening word
     if _STARTS_SWAP.match(msg):
         x = _SWAP.match(_STARTS_SWAP.sub("", msg))
         new_topic = _ARTICLE.sub("", x.group("x")) if x else ""  # "a linked list": the article is in prev
         old_topic = _narrowed(_topic(prev, like=new_topic), new_topic)
+        if new_topic and _PRONOUN.search(new_topic) and _topic(prev):  # "and its space?": merge sort's space
+            new_topic, old_topic = _with_antecedent(new_topic, _topic(prev)), _topic(prev)
         if new_topic and old_topic:
             return prev.replace(old_topic, new_topic, 1)
         return f"{msg} {prev}"
     if len(content_words(msg)) <= 2 and _PRONOUN.search(msg):
         topic = _topic(prev)
-        return _PRONOUN.sub(topic, msg, count=1) if topic else f"{msg} {prev}"
+        return _with_antecedent(msg, topic) if topic else f"{msg} {prev}"
     return msg
 
 

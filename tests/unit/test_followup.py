@@ -42,3 +42,17 @@ def test_no_history_leaves_message():
 ])
 def test_swapping_the_topic_keeps_the_rest_of_the_question(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected
+
+
+@pytest.mark.parametrize("msg, expected", [
+    # a question of its own after "and" / "so": its pronoun takes the antecedent (the probe saw "What is is its running time?")
+    ("And what is its running time?", "What is merge sort's running time?"),
+    ("So is it stable?", "Is merge sort stable?"),
+    ("And how does it work?", "How does merge sort work?"),
+    # a topic swap whose new topic leans on the old one
+    ("What about its space?", "What is merge sort's space?"),
+    ("and its running time?", "What is merge sort's running time?"),
+    ("and what about quicksort?", "What is quicksort?"),
+])
+def test_a_follow_up_with_a_conjunction_or_a_possessive_keeps_its_antecedent(msg, expected):
+    assert rewrite(msg, ["What is merge sort?"]) == expected
