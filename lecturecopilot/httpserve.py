@@ -15,10 +15,13 @@ and headers have their own deadline (:class:`HeaderDeadlineWorker`, ``LC_HEADER_
 
 from __future__ import annotations
 
+import json
+import re
 import socket
 import threading
 import time
 
+from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
@@ -26,6 +29,21 @@ from werkzeug.exceptions import RequestTimeout
 from werkzeug.wsgi import ClosingIterator
 
 _KEY = "lecturecopilot.body"
+
+
+def _write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
+    """gunicorn's answer to a request it cannot parse (a Content-Length that is not a number, a
+    request line over its limit: 414, too many or too large headers: 431), written before any app
+    runs, as every answer of the API is: ``{"error": {"code", "message"}}`` (gunicorn writes an
+    HTML page). The code is the reason in snake case ("uri_too_long")."""
+    body = json.dumps({"error": {"code": re.sub(r"\W+", "_", reason.strip().lower()) or "bad_request",
+                                 "message": f"{reason}: {mesg}" if mesg else reason}}).encode()
+    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
+    gunicorn_util.write_nonblock(sock, head + body)
+
+
+gunicorn_util.write_error = _write_json_error  # the one writer of gunicorn's own errors (gunicorn==27.0.1 is pinned)
 
 
 class _App(BaseApplication):

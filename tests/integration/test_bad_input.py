@@ -350,3 +350,27 @@ def test_text_direction_controls_are_refused_wherever_a_title_enters(stack):
     assert "text-direction controls" in _assert_error(r, 400, "invalid_title")
     titles = [lec["title"] for lec in requests.get(url, timeout=10).json()["lectures"]]
     assert titles == ["Heaps"]
+
+
+def test_requests_gunicorn_cannot_parse_are_answered_in_json(stack):
+    """A request refused before the app runs (a Content-Length that is not a number, a 10 000
+    character path, 120 headers) gets the API's JSON error, not gunicorn's HTML page."""
+    import json
+    import socket
+
+    def raw(request: bytes) -> tuple[str, dict]:
+        with socket.create_connection(("127.0.0.1", stack.settings.gateway_port), timeout=10) as s:
+            s.sendall(request)
+            got = b""
+            while data := s.recv(65536):
+                got += data
+        head, _, body = got.partition(b"\r\n\r\n")
+        return head.decode("latin-1"), json.loads(body)
+
+    many = b"".join(b"X-H%d: y\r\n" % i for i in range(120))
+    for request, status in ((b"POST /api/courses HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", "400"),
+                            (b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", "414"),
+                            (b"GET /api/courses HTTP/1.1\r\nHost: x\r\n" + many + b"\r\n", "431")):
+        head, body = raw(request)
+        assert head.split()[1] == status and "content-type: application/json" in head.lower(), head
+        assert body["error"]["code"] and body["error"]["message"], body
