@@ -94,9 +94,16 @@ def rewrite(message: str, history: list[str]) -> str:
         if new_topic and old_topic:
             return prev.replace(old_topic, new_topic, 1)
         return f"{msg} {prev}"
-    if len(content_words(msg)) <= 2 and _PRONOUN.search(msg):
+    pronoun = _PRONOUN.search(msg)
+    if pronoun and len(content_words(msg)) <= 2:
         topic = _topic(prev)
         return _with_antecedent(msg, topic) if topic else f"{msg} {prev}"
+    if pronoun and not _runs(msg[:pronoun.start()]):
+        # no noun phrase before the pronoun, so its antecedent is outside the message (Hobbs 1978 looks
+        # left of the pronoun in its own sentence first): "when does it actually work well?"
+        topic = _topic(prev)
+        if topic and not content_words(topic) <= content_words(msg):  # not restating the topic itself
+            return _with_antecedent(msg, topic)
     return msg
 
 

@@ -56,3 +56,20 @@ def test_swapping_the_topic_keeps_the_rest_of_the_question(prev, msg, expected):
 ])
 def test_a_follow_up_with_a_conjunction_or_a_possessive_keeps_its_antecedent(msg, expected):
     assert rewrite(msg, ["What is merge sort?"]) == expected
+
+
+@pytest.mark.parametrize("prev, msg, expected", [
+    # no noun phrase before the pronoun: its antecedent is the previous question's topic, however long the message
+    ("whats the division method for hashing?", "when does it actually work well?",
+     "when does division method actually work well?"),
+    ("What is merge sort?", "why does it need extra memory for the merge step?",
+     "why does merge sort need extra memory for the merge step?"),
+    ("What is merge sort?", "How is it different from insertion sort in practice?",
+     "How is merge sort different from insertion sort in practice?"),
+    # a message that names the topic itself, or has a noun phrase the pronoun may refer to, is left alone
+    ("What is merge sort?", "Is it true that merge sort is stable?", "Is it true that merge sort is stable?"),
+    ("What is a hash table?", "What is a binary tree and how do you search it?",
+     "What is a binary tree and how do you search it?"),
+])
+def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, expected):
+    assert rewrite(msg, [prev]) == expected
