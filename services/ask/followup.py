@@ -19,12 +19,15 @@ _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) 
                        r"|(?:go on|tell me more|more|continue|elaborate|(?:an )?example|give (?:me )?(?:an|another) "
                        r"example|show (?:me )?an example)\W*(?:please)?\W*$)", re.I)
 _WHY = re.compile(r"^(?:but |and |so )?(?:why|how come|why is that|why so|how so)\W*$", re.I)
-_SWAP = re.compile(r"^(?:and|what|how|but)?\s*(?:about|for|with|regarding|in)?\s*(?:the case of\s+)?(?P<x>.+?)\W*$", re.I)
+_WHY_OPENING = re.compile(r"^(?:but |and |so )?(?:why|how come)\b", re.I)
+_SWAP = re.compile(r"^(?:(?:and|what|how|but)\b)?\s*(?:(?:about|for|with|regarding|in)\b)?\s*(?:the case of\s+)?(?P<x>.+?)\W*$",
+                   re.I)  # whole words: "insertion sort" is not "in" + "sertion sort", "without" not "with" + "out"
 _STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how about|and)\s+", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
 
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
+_PREPOSITION = re.compile(r"^(?:with|without|in|on|for|from|by|after|before|under|over|using|at)\b", re.I)
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -92,6 +95,10 @@ def rewrite(message: str, history: list[str]) -> str:
         if new_topic and _PRONOUN.search(new_topic) and _topic(prev):  # "and its space?": merge sort's space
             new_topic, old_topic = _with_antecedent(new_topic, _topic(prev)), _topic(prev)
         if new_topic and old_topic:
+            lead = _PREPOSITION.match(new_topic)  # "without it" swaps "with memoization", preposition and all
+            held = lead and re.search(rf"\b{_PREPOSITION.pattern[1:]}\s+{re.escape(old_topic)}", prev, re.I)
+            if held:
+                return prev[:held.start()] + new_topic + prev[held.end():]
             return prev.replace(old_topic, new_topic, 1)
         return f"{msg} {prev}"
     pronoun = _PRONOUN.search(msg)
@@ -109,9 +116,12 @@ def rewrite(message: str, history: list[str]) -> str:
 
 def continues(message: str) -> bool:
     """True for a follow-up that asks for more of the same answer — "why?", "explain that more
-    simply", "go on" — rather than a new topic: its answer should not repeat the previous one."""
+    simply", "go on", a why-question about the answer's topic in no more than two words of its own
+    ("why does it work?", "why is that faster?") — rather than a new topic: its answer should not
+    repeat the previous one."""
     msg = " ".join(message.split())
-    return bool(_WHY.match(msg) or _REPHRASE.match(msg))
+    asks_why_of_it = (_WHY_OPENING.match(msg) and _PRONOUN.search(msg) and len(content_words(msg)) <= 2)
+    return bool(_WHY.match(msg) or _REPHRASE.match(msg) or asks_why_of_it)  # "why does it work?" asks why, too
 
 
 def rewrite_with_model(message: str, history: list[str], writers: list) -> str:

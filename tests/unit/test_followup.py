@@ -73,3 +73,22 @@ def test_a_follow_up_with_a_conjunction_or_a_possessive_keeps_its_antecedent(msg
 ])
 def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected
+
+
+@pytest.mark.parametrize("prev, msg, expected", [
+    ("How fast is Fibonacci with memoization?", "what about without it?", "How fast is Fibonacci without memoization?"),
+    ("What is merge sort?", "how about insertion sort", "What is insertion sort?"),  # not "in" + "sertion sort"
+    ("What is merge sort?", "and for insertion sort?", "What is insertion sort?"),
+])
+def test_a_topic_swap_reads_whole_words(prev, msg, expected):
+    assert rewrite(msg, [prev]) == expected
+
+
+@pytest.mark.parametrize("msg, more", [
+    ("why does it work?", True), ("why is that faster?", True), ("why?", True),
+    ("Why is merge sort stable?", False), ("why do we hash keys at all?", False),
+])
+def test_a_why_question_about_the_answer_asks_for_more_of_it(msg, more):
+    from services.ask.followup import continues
+
+    assert continues(msg) is more
