@@ -21,6 +21,19 @@ def strip_bullet(line: str) -> tuple[bool, str]:
     return (True, line[m.end():].strip()) if m else (False, line.strip())
 
 
+def slide_title(lines: Sequence[str]) -> str:
+    """The slide's title: its first line when that is short (≤ 8 words), has no list marker and holds
+    a word (a section slide of one such line is all title), without OCR debris (:func:`denoise_slide`)
+    and a closing ":" or "."; "" when the slide has none: ``["Binary heaps", "• Max-heap property"]``
+    → ``"Binary heaps"``; ``["T(n) = 2T(n/2) + n"]`` → ``""``."""
+    marked = [strip_bullet(ln) for ln in lines if ln and ln.strip()]
+    marked = [(bullet, text) for bullet, text in marked if re.search(r"[A-Za-z0-9]", text)]
+    if marked and not marked[0][0] and len(marked[0][1].split()) <= 8:
+        title = denoise_slide(marked[0][1]).rstrip(":. ").strip()
+        return title if re.search(r"[A-Za-z]{3}", title) else ""
+    return ""
+
+
 def slide_sentence(lines: Sequence[str]) -> str:
     """OCR'd lines of one slide (top to bottom) as one sentence-like string.
 

@@ -311,10 +311,26 @@ def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in best.split())
 
 
-def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3) -> list[Chapter]:
-    """Chapters of a lecture: topic boundaries (:func:`chapter_boundaries`), an extractive
-    title (:func:`chapter_title`) and the ``bullets`` sentences closest to the chapter's
-    centroid (at least 6 words each), in lecture order."""
+def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: float, end_s: float) -> str:
+    """The title of the slide on screen longest between ``start_s`` and ``end_s`` (seconds), ""
+    when no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time order; a slide
+    stays up until the next one appears (one already up at ``start_s`` counts from there). The
+    lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it."""
+    shown: dict[str, float] = {}
+    for i, (t, title) in enumerate(slide_titles):
+        until = slide_titles[i + 1][0] if i + 1 < len(slide_titles) else end_s
+        seen = min(until, end_s) - max(t, start_s)
+        if title and seen > 0:
+            shown[title] = shown.get(title, 0.0) + seen
+    return max(shown, key=lambda k: shown[k]) if shown else ""
+
+
+def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3,
+                  slide_titles: Sequence[tuple[float, str]] = ()) -> list[Chapter]:
+    """Chapters of a lecture: topic boundaries (:func:`chapter_boundaries`), a title — the slide
+    on screen longest in the chapter (:func:`slide_chapter_title`), else an extractive one
+    (:func:`chapter_title`) — and the ``bullets`` sentences closest to the chapter's centroid (at
+    least 6 words each), in lecture order. ``slide_titles``: ``(start_s, title)`` of the slides."""
     import re as _re
 
     if not segments:
@@ -336,6 +352,7 @@ def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: l
                     cands.append((float(vec @ centroid), sent))
         cands.sort(key=lambda x: -x[0])
         chosen = sorted((s for _, s in cands[:bullets]), key=lambda s: s.start_s)
-        out.append(Chapter(segments[a].start_s, segments[b - 1].end_s, a, b - 1,
-                           chapter_title(text, df, len(segments)), [s.text for s in chosen]))
+        title = (slide_chapter_title(slide_titles, segments[a].start_s, segments[b - 1].end_s)
+                 or chapter_title(text, df, len(segments)))
+        out.append(Chapter(segments[a].start_s, segments[b - 1].end_s, a, b - 1, title, [s.text for s in chosen]))
     return out

@@ -7,7 +7,7 @@ import logging
 
 from lecturecopilot import bus, models
 from lecturecopilot.events.v1 import events_pb2 as ev
-from lecturecopilot.slidetext import slide_sentence
+from lecturecopilot.slidetext import slide_sentence, slide_title
 from lecturecopilot.worker import PermanentError, StageContext
 
 from . import core, points, store
@@ -17,9 +17,11 @@ __all__ = ["build_index", "index_lecture", "segment_id"]
 log = logging.getLogger(__name__)
 
 
-def _embed_and_chapter(model: str, segments: list[core.Segment], progress, sentence_vecs=None) -> LectureIndex:
+def _embed_and_chapter(model: str, segments: list[core.Segment], progress, sentence_vecs=None,
+                       slide_titles=()) -> LectureIndex:
     """Embeds segments, sentences (unless ``sentence_vecs`` holds them, in the segments' order),
-    sub-chunks and chapter bullets with ``model`` and cuts chapters."""
+    sub-chunks and chapter bullets with ``model`` and cuts chapters (titled by ``slide_titles``,
+    ``(start_s, title)``, where slides are shown)."""
     seg_vecs = models.embed(model, [s.text for s in segments])
     progress(0.4)
     flat = [(si, s) for si, seg in enumerate(segments) for s in seg.sentences]
@@ -30,7 +32,7 @@ def _embed_and_chapter(model: str, segments: list[core.Segment], progress, sente
     for seg in segments:
         offsets.append((pos, pos + len(seg.sentences)))
         pos += len(seg.sentences)
-    chapters = core.make_chapters(segments, seg_vecs, [sent_vecs[a:b] for a, b in offsets])
+    chapters = core.make_chapters(segments, seg_vecs, [sent_vecs[a:b] for a, b in offsets], slide_titles=slide_titles)
     bullet_vecs = [models.embed(model, c.bullets).tolist() for c in chapters]
     return LectureIndex(segments, seg_vecs, flat, sent_vecs, subchunks, sub_vecs, chapters, bullet_vecs)
 
@@ -52,7 +54,8 @@ def build_index(pool, model: str, lecture_id: str, progress=lambda f: None) -> L
     in_order = {id(s): k for k, s in enumerate(sentences)}
     flat = [s for seg in segments for s in seg.sentences]
     reuse = sent_vecs[[in_order[id(s)] for s in flat]] if all(id(s) in in_order for s in flat) else None
-    ix = _embed_and_chapter(model, segments, progress, reuse)
+    titles = [(float(t), slide_title(text.splitlines())) for t, text in sorted(slides, key=lambda x: x[0])]
+    ix = _embed_and_chapter(model, segments, progress, reuse, titles)
     progress(0.9)
     return ix
 

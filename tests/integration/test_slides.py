@@ -70,3 +70,7 @@ def test_slide_only_fact_is_answered_with_a_citation_at_the_slide(stack, slide_v
     assert cites and all(c["lecture_id"] == lecture_id for c in cites)
     assert any(abs(c["t_s"] - veb_start) <= 1.0 for c in cites), (cites, veb_start)
     assert "log log" in done["answer"].lower()
+    # the chapter is named as the slides name it, not by a phrase picked from the transcript
+    chapters = requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=30).json()["chapters"]
+    assert chapters and all(max(fuzz.ratio(c["title"].lower(), p.slide_title.lower()) for p in PARTS) >= 90
+                            for c in chapters), chapters

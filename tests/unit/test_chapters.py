@@ -62,3 +62,35 @@ def test_chapter_titles_skip_contractions_and_classroom_words():
     assert chapter_title("euler's tour and euler's tour", {}, 10) == "Euler Tour"  # a possessive names its owner
     text = "Dijkstra's algorithm finds paths. Dijkstra's queue holds vertices. We run Dijkstra's algorithm again."
     assert chapter_title(text, {"dijkstra": 1, "algorithm": 1, "paths": 3, "queue": 3}, 10) == "Dijkstra"
+
+
+def test_a_chapter_takes_the_title_of_the_slide_shown_longest_in_it():
+    from services.index.core import slide_chapter_title
+
+    slides = [(0.0, "Binary heaps"), (30.0, "Max-heap property"), (100.0, ""), (150.0, "Insert: sift up")]
+    assert slide_chapter_title(slides, 0.0, 120.0) == "Max-heap property"  # 30 s vs 70 s; the untitled slide counts for none
+    assert slide_chapter_title(slides, 140.0, 200.0) == "Insert: sift up"   # 50 s vs the untitled one's 10 s
+    assert slide_chapter_title(slides, 0.0, 25.0) == "Binary heaps"
+    assert slide_chapter_title([], 0.0, 60.0) == ""
+
+
+def test_make_chapters_prefer_the_slides_spelling_to_the_transcripts():
+    rng = np.random.default_rng(4)
+    t = _unit(rng.normal(size=8))
+    # speech recognition heard "binary search trees" as "minor research trees"
+    sents = [Sentence(i * 20, i * 20 + 18, "Today we talk about minor research trees and their keys.") for i in range(3)]
+    segs = [Segment(0, 58, sents)]
+    vecs = [np.stack([_unit(t + 0.1 * rng.normal(size=8)) for _ in sents])]
+    plain = make_chapters(segs, np.stack([t]), vecs)
+    titled = make_chapters(segs, np.stack([t]), vecs, slide_titles=[(0.0, "Binary search trees")])
+    assert plain[0].title != "Binary search trees" and titled[0].title == "Binary search trees"
+
+
+def test_slide_titles_are_short_first_lines_with_a_word():
+    from lecturecopilot.slidetext import slide_title
+
+    assert slide_title(["Binary heaps", "• Max-heap property"]) == "Binary heaps"
+    assert slide_title(["Open addressing:"]) == "Open addressing"   # a section slide: all title
+    assert slide_title(["• Insert: sift up", "• Extract-max"]) == ""   # a list, no title
+    assert slide_title(["T(n) = 2T(n/2) + n"]) == ""
+    assert slide_title(["one two three four five six seven eight nine", "body"]) == ""
