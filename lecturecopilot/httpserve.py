@@ -10,12 +10,14 @@ body past either bound raises :class:`BodyTimeout` (HTTP 408) in the reader, and
 closes after the response instead of being drained (gunicorn would otherwise read the rest of
 the body, in the worker thread and then in its main loop). Routes set their own bounds with
 :func:`set_body_limits` before they read (uploads get minutes, JSON bodies seconds). The request line
-and headers have their own deadline (:class:`HeaderDeadlineWorker`, ``LC_HEADER_TIMEOUT_S``).
+and headers have their own deadline (:class:`HeaderDeadlineWorker`, ``LC_HEADER_TIMEOUT_S``), and so
+does each send of the response (``LC_SEND_TIMEOUT_S``: a client that stops reading loses its connection).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import socket
 import threading
@@ -69,6 +71,8 @@ class HeaderDeadlineWorker(ThreadWorker):
     The body has its own bounds (:func:`bounded_bodies`)."""
 
     header_timeout_s = 10.0
+    send_timeout_s = 30.0
+    linger_s = 0.5  # a client's FIN comes within a round trip of its reading the answer; a thread waits this long
     # gunicorn 27's gthread waits up to 5 s (its DEFAULT_WORKER_DATA_TIMEOUT) in a worker thread for a new
     # connection's first byte before it hands the connection to its poller; 40 sockets that connect and send
     # nothing then held the 16 threads, and every page waited 3-13 s. A client sends its request right after
@@ -84,16 +88,31 @@ class HeaderDeadlineWorker(ThreadWorker):
         conn.lc_header_timer = timer
         timer.start()
         try:
-            return super().handle(conn)
+            keep = super().handle(conn)
         finally:
             timer.cancel()
+        if keep is False:  # closed here, in this thread: gunicorn closes in its main loop, lingering up to 2 s
+            # for the client's FIN (RFC 9112 §9.6), and 8 clients that never closed held it 16 s, accepting nothing
+            gunicorn_util.close_graceful(conn.sock, timeout=self.linger_s)
+            conn.close = lambda graceful=False: None  # nothing is left for the main loop to close
+        return keep
 
     def handle_request(self, req, conn):
         timer = getattr(conn, "lc_header_timer", None)
         if timer is not None:  # the request line and headers are in: the deadline is met
             timer.cancel()
         _defer_continue(req)
-        return super().handle_request(req, conn)
+        # each send may wait this long for the client to take more (gunicorn's sockets have no timeout:
+        # 16 clients that never read a video held every thread, and /healthz went unanswered for minutes);
+        # a body read sets its own stall bound (BoundedBody), and the next request on the connection again this
+        conn.sock.settimeout(self.send_timeout_s)
+        try:
+            return super().handle_request(req, conn)
+        except TimeoutError:
+            logging.getLogger(__name__).info("%s stopped reading its response for %g s: connection closed",
+                                             conn.client, self.send_timeout_s)
+            _shut(conn.sock)  # what it did not take is dropped, and the close does not wait for it
+            return False
 
 
 def _defer_continue(req) -> None:
@@ -120,15 +139,17 @@ def _shut(sock: socket.socket) -> None:
 
 
 def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600,
-             header_timeout_s: float = 10.0) -> None:
+             header_timeout_s: float = 10.0, send_timeout_s: float = 30.0) -> None:
     """Runs ``factory()``'s WSGI app under gunicorn: one :class:`HeaderDeadlineWorker` (gthread),
-    ``threads`` threads, request line and headers due within ``header_timeout_s`` seconds.
+    ``threads`` threads, request line and headers due within ``header_timeout_s`` seconds, each send
+    of the response taken by the client within ``send_timeout_s`` seconds.
 
     One worker keeps the models and pools of a process single; scale with more processes. gunicorn's
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
     the gateway and ingest (and a second stack) would take it from each other, and nothing uses it.
     """
     HeaderDeadlineWorker.header_timeout_s = header_timeout_s
+    HeaderDeadlineWorker.send_timeout_s = send_timeout_s
     _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": HeaderDeadlineWorker, "threads": threads,
                    "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
                    "loglevel": "info", "control_socket_disable": True}).run()

@@ -8,4 +8,4 @@ from .app import create_app
 if __name__ == "__main__":
     s = get_settings()
     run_wsgi(create_app, host=s.ingest_host, port=s.ingest_port, threads=16, timeout_s=3600,
-             header_timeout_s=s.header_timeout_s)
+             header_timeout_s=s.header_timeout_s, send_timeout_s=s.send_timeout_s)
