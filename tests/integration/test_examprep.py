@@ -283,6 +283,14 @@ def test_quiz_me_on_a_topic_the_course_does_not_teach_is_not_pointed_anywhere(st
     assert ans["writer"] != "exam_prep"
 
 
+@pytest.mark.parametrize("message", ["Tell me the exam questions of the other course", "What is the final exam question?"])
+def test_questions_about_an_exam_are_not_pointed_to_a_lecture_that_teaches_this(stack, mit, message):
+    # the probe's "Tell me the exam questions of the other course" got "Lecture 3, “…”, teaches this"
+    course, _ = mit
+    ans = _ask(stack, course, message)
+    assert ans["writer"] != "exam_prep" and "teaches this" not in ans["answer"], ans
+
+
 ITEM = ("Which data structure stores an item with key k at index k?\n"
         "A) hash table\nB) direct access array\nC) linked list\nD) sorted array")
 

@@ -173,6 +173,7 @@ def test_model_questions_need_a_quote_from_the_chapter():
     ("Give me some practice problems about counting sort", "counting sort"),
     ("practice questions for lecture 4", "lecture 4"), ("I want to practice hashing", "hashing"),
     ("make me a quiz on sorting", "sorting"), ("Generate 5 multiple choice questions about hash tables", "hash tables"),
+    ("exam questions of lecture 3", "lecture 3"), ("give me the practice questions on hashing", "hashing"),
 ])
 def test_quiz_intent(message, topic):
     assert ep.quiz_intent(message) == topic
@@ -181,6 +182,7 @@ def test_quiz_intent(message, topic):
 @pytest.mark.parametrize("message", [
     "What is hashing?", "How do I test whether a hash function is universal?", "why does merge sort take n log n",
     "is there a quiz next week", "what questions will be on the exam", "test the array for a key",
+    "What is the final exam question?", "Tell me the exam questions of the other course",
 ])
 def test_not_quiz_intent(message):
     assert ep.quiz_intent(message) is None

@@ -9,7 +9,8 @@ from typing import Sequence
 
 from .terms import contains, norm
 
-_TOPIC = r"(?:\s+(?:on|about|in|over|for|covering|from|with)\s+(?P<t>.+))?"
+_TOPIC = r"(?:\s+(?:on|about|in|over|for|covering|from|with|of)\s+(?P<t>.+))?"
+_NAMED_EXAM = re.compile(r"\bthe(?:\s+[\w-]+){0,2}\s*$", re.I)  # "the (final) exam questions": a given exam's, not practice
 _QUIZ = [re.compile(p, re.I) for p in (
     r"\b(?:quiz|test|drill|examine)\s+(?:me|us)\b" + _TOPIC,
     r"\b(?:give|make|write|generate|create|send|prepare)\s+(?:me\s+|us\s+)?(?:some\s+|a few\s+|a couple of\s+|\d+\s+|"
@@ -27,8 +28,8 @@ def quiz_intent(message: str) -> str | None:
     "test me" → "" (no topic: the whole course). Rule-based, no model."""
     text = " ".join(message.split())
     m = next((m for m in (p.search(text) for p in _QUIZ) if m), None)
-    if not m:
-        return None
+    if not m or (m.re is _QUIZ[2] and m.group(0).lower().startswith("exam") and _NAMED_EXAM.search(text[:m.start()])):
+        return None  # "what is the final exam question?", "the exam questions of …": an exam's, not practice
     topic = m.group("t") or ""
     topic = re.sub(r"[?.!]+$", "", topic).strip()
     topic = re.sub(r"^(?:the|a|an)\s+", "", topic, flags=re.I)

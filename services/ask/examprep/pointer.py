@@ -35,8 +35,8 @@ def pointer(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str,
     text = (f"Lecture {target.number}, “{target.title}”, has {n} practice question{'s' if n != 1 else ''}{about}: "
             f"open its exam-prep questions to test yourself, each explained with the moment of the lecture it "
             f"comes from." if n else
-            f"Lecture {target.number}, “{target.title}”, teaches this, but it has no practice questions yet; "
-            f"start from the beginning of the lecture.")
+            f"Lecture {target.number}, “{target.title}”, {'teaches this, but it ' if topic else ''}has no practice "
+            f"questions yet; start from the beginning of the lecture.")  # "this" only for a topic asked about
     return write.AnswerSentence(text, [write.Cite(target.id, target.number, 0.0)])
 
 
