@@ -330,10 +330,12 @@ def test_an_answer_streams_only_when_the_client_accepts_a_stream_and_is_never_st
     """``Accept: text/event-stream`` streams the answer (``no-store``, as every API answer: it
     names what a person asked); ``text/event-stream;q=0`` is a refusal of the stream, answered as JSON."""
     url = f"{stack.base}/api/courses/{course[0]}/ask"
-    r = requests.post(url, json={"question": Q}, headers={"Accept": "text/event-stream;q=0, application/json"},
-                      timeout=60)
-    assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json"), r.headers
-    assert r.json()["sentences"]
-    with requests.post(url, json={"question": Q}, headers={"Accept": "text/event-stream"}, timeout=60, stream=True) as r:
-        assert r.headers["Content-Type"].startswith("text/event-stream") and r.headers["Cache-Control"] == "no-store"
-        assert b"event: done" in r.content
+    for accept in ("text/event-stream;q=0, application/json", "text/event-stream; q=0.5, application/json; q=0.9",
+                   "*/*"):  # the stream refused, or JSON preferred (the probe's q=0.5 / 0.9 got a stream)
+        r = requests.post(url, json={"question": Q}, headers={"Accept": accept}, timeout=60)
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("application/json"), (accept, r.headers)
+        assert r.json()["sentences"]
+    for accept in ("text/event-stream", "TEXT/EVENT-STREAM"):  # media types are case-insensitive
+        with requests.post(url, json={"question": Q}, headers={"Accept": accept}, timeout=60, stream=True) as r:
+            assert r.headers["Content-Type"].startswith("text/event-stream"), (accept, r.headers)
+            assert r.headers["Cache-Control"] == "no-store" and b"event: done" in r.content

@@ -107,7 +107,8 @@ def ask_question(course_id: str, body: schemas.AskQuestion):
     # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
     # the call in a generator that cannot be cancelled when the client goes away
     call = ctx().ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
-    if any(v == "text/event-stream" and q > 0 for v, q in request.accept_mimetypes):  # named, not q=0
+    # the client's preference (RFC 9110 §12.5.1: q-values, any case; "*/*" or none is JSON, q=0 refuses the stream)
+    if request.accept_mimetypes.best_match(["application/json", "text/event-stream"]) == "text/event-stream":
         return _streamed(call, use)
     pool = ctx().pool
     try:
