@@ -166,14 +166,19 @@ def lecture_in(course: dict, lecture_id: str | None) -> str:
 
 @db.retry_on_disconnect
 def managed_upload(upload_id: str, course_of: Callable[[str], str | None]) -> str:
-    """The upload's id when this request may manage its course (ApiError 404 for an unknown
-    upload or one of a course it may not see; 401/403 when it may not manage it). ``course_of``
+    """The upload's id when this request may manage its course (ApiError 401 anonymous, 403 for a
+    student; 404 "Unknown upload." for an unknown upload and for one of a course it may not manage). ``course_of``
     gives an upload's course id, None when unknown (``ingest_client.upload_course``: ingest owns
     ``uploads``)."""
     uid = a_uuid(upload_id, "upload")
+    require("instructor", "admin")  # first, so that who may not see it learns nothing of whether it exists
     course_id = course_of(uid)
     if course_id is None:
-        require("instructor", "admin")
         raise not_found("upload")
-    course_row(course_id, manage=True)
+    try:
+        course_row(course_id, manage=True)
+    except ApiError as e:  # another's course: the same answer as no such upload (it said "Unknown course.")
+        if e.status in (403, 404):
+            raise not_found("upload") from None
+        raise
     return uid
