@@ -55,6 +55,11 @@ def _http_error(e: HTTPException):
     return err(e.code or 500, (e.name or "error").lower().replace(" ", "_"), e.description or e.name)
 
 
+def _internal(e: Exception):
+    log.exception("unhandled error in %s %s", request.method, request.path)
+    return err(500, "internal", "Something went wrong on our side.")  # JSON, as the gateway relays it
+
+
 def _db_down(e: psycopg.OperationalError):
     log.warning("database unavailable in %s %s: %s (SQLSTATE %s): %s", request.method, request.path,
                 type(e).__name__, getattr(e, "sqlstate", None), e)
@@ -76,7 +81,8 @@ def _body_bounds() -> None:
 
 def install(app: Flask, parts: Ingest) -> None:
     """Puts ``parts`` on ``app``, maps errors to JSON answers (:class:`IngestError` → its status and
-    code, an HTTP error → its status, an unreachable database → 503 with ``Retry-After``) and
+    code, an HTTP error → its status, an unreachable database → 503 with ``Retry-After``, anything
+    else → 500 ``internal``, logged) and
     bounds upload bodies in time (every body: ``LC_BODY_TIMEOUT_S``; an upload's: its own)."""
     settings = parts.settings
     app.extensions["ingest"] = parts
@@ -84,6 +90,7 @@ def install(app: Flask, parts: Ingest) -> None:
     app.register_error_handler(IngestError, _ingest_error)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(psycopg.OperationalError, _db_down)
+    app.register_error_handler(Exception, _internal)
     app.before_request(_body_bounds)
     app.wsgi_app = httpserve.bounded_bodies(app.wsgi_app, timeout_s=settings.body_timeout_s + BOUND_MARGIN_S,
                                             stall_s=settings.upload_stall_s + BOUND_MARGIN_S)
