@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from flask import Blueprint, Response, g, redirect, request, send_file, stream_with_context
+from werkzeug.http import parse_range_header
 
 from lecturecopilot import db
 from lecturecopilot.storage import MediaUnavailable
@@ -185,7 +186,12 @@ def get_video(lecture_id: str):
         return redirect(url, 302)
     if not path or not Path(path).exists():
         raise ApiError(404, "no_video", "This lecture has no playable video (yet).")
-    # werkzeug answers Range requests (206 Partial Content) for conditional=True
+    # werkzeug answers Range requests (206 Partial Content) for conditional=True; a Range it cannot read
+    # ("bytes=5-1", "bytes=abc") or of several ranges it would refuse with 416: ignored, the whole video
+    # is sent (RFC 9110 §14.2 lets a server ignore Range), as a player that sent it can use
+    rng = request.headers.get("Range")
+    if rng is not None and ((parsed := parse_range_header(rng)) is None or len(parsed.ranges) != 1):
+        request.environ.pop("HTTP_RANGE", None)
     resp = send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
     if course["visibility"] != "public":
         resp.headers["Cache-Control"] = "private, max-age=3600"
