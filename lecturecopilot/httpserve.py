@@ -22,6 +22,7 @@ import re
 import socket
 import threading
 import time
+from http import HTTPStatus
 
 from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
@@ -37,10 +38,16 @@ def _write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's answer to a request it cannot parse (a Content-Length that is not a number, a
     request line over its limit: 414, too many or too large headers: 431), written before any app
     runs, as every answer of the API is: ``{"error": {"code", "message"}}`` (gunicorn writes an
-    HTML page). The code is the reason in snake case ("uri_too_long")."""
-    body = json.dumps({"error": {"code": re.sub(r"\W+", "_", reason.strip().lower()) or "bad_request",
+    HTML page). The status line's phrase and the code are the status's standard ones (gunicorn wrote
+    "501 Bad Request" for a transfer coding it does not know); the code is the phrase in snake case
+    ("uri_too_long")."""
+    try:
+        phrase = HTTPStatus(status_int).phrase
+    except ValueError:
+        phrase = reason.strip() or "Bad Request"
+    body = json.dumps({"error": {"code": re.sub(r"\W+", "_", phrase.lower()).strip("_") or "bad_request",
                                  "message": f"{reason}: {mesg}" if mesg else reason}}).encode()
-    head = (f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    head = (f"HTTP/1.1 {status_int} {phrase}\r\nConnection: close\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
     gunicorn_util.write_nonblock(sock, head + body)
 

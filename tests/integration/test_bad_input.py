@@ -354,9 +354,11 @@ def test_text_direction_controls_are_refused_wherever_a_title_enters(stack):
 
 def test_requests_gunicorn_cannot_parse_are_answered_in_json(stack):
     """A request refused before the app runs (a Content-Length that is not a number, a 10 000
-    character path, 120 headers) gets the API's JSON error, not gunicorn's HTML page."""
+    character path, 120 headers, an unknown transfer coding) gets the API's JSON error, not gunicorn's
+    HTML page."""
     import json
     import socket
+    from http import HTTPStatus
 
     def raw(request: bytes) -> tuple[str, dict]:
         with socket.create_connection(("127.0.0.1", stack.settings.gateway_port), timeout=10) as s:
@@ -370,7 +372,10 @@ def test_requests_gunicorn_cannot_parse_are_answered_in_json(stack):
     many = b"".join(b"X-H%d: y\r\n" % i for i in range(120))
     for request, status in ((b"POST /api/courses HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n", "400"),
                             (b"GET /" + b"a" * 10_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", "414"),
-                            (b"GET /api/courses HTTP/1.1\r\nHost: x\r\n" + many + b"\r\n", "431")):
+                            (b"GET /api/courses HTTP/1.1\r\nHost: x\r\n" + many + b"\r\n", "431"),
+                            (b"POST /api/courses HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n", "501")):
         head, body = raw(request)
         assert head.split()[1] == status and "content-type: application/json" in head.lower(), head
         assert body["error"]["code"] and body["error"]["message"], body
+        phrase = HTTPStatus(int(status)).phrase  # the status's own phrase (gunicorn's "501 Bad Request" before)
+        assert head.split("\r\n")[0] == f"HTTP/1.1 {status} {phrase}", head
