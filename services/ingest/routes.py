@@ -63,10 +63,24 @@ def _upload_numbers() -> tuple[int | None, int | None]:
     return number, declared
 
 
+_FORM_FIELDS = ("title", "number", "language", "video_size")
+_FORM_FILES = ("video", "captions")
+
+
+def _no_duplicates() -> None:
+    """:class:`IngestError` 400 ``duplicate_field`` when the form holds one of its fields or files
+    twice ("number=30" and "number=31": one of them would be taken, silently)."""
+    twice = [n for n in _FORM_FIELDS if len(request.form.getlist(n)) > 1]
+    twice += [n for n in _FORM_FILES if len(request.files.getlist(n)) > 1]
+    if twice:
+        raise IngestError(f"The form has '{twice[0]}' more than once; send each part once.", code="duplicate_field")
+
+
 @lectures.post("/v1/courses/<course_id>/lectures")
 def upload(course_id: str):
     """Multipart ``video`` and/or ``captions``, ``title``, ``number``, ``language``, ``video_size``
-    → 202 ``{"lecture_id", "status": "queued"}``."""
+    → 202 ``{"lecture_id", "status": "queued"}``; 400 ``duplicate_field`` when a part comes twice."""
+    _no_duplicates()
     number, declared = _upload_numbers()
     video, captions = request.files.get("video"), request.files.get("captions")
     parts = ingest()

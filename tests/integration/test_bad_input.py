@@ -158,6 +158,19 @@ def test_a_lecture_number_is_ascii_digits_only(stack, course, number):
     _assert_nothing_written(stack, course)
 
 
+def test_a_form_part_sent_twice_is_refused_not_picked(stack, course):
+    # the probe's "number=30" and "number=31" silently took 30; two videos took the first
+    vtt = b"WEBVTT\n\n00:01.000 --> 00:04.000\nA heap is a binary tree.\n"
+    for files, data, twice in (
+            ([("captions", ("a.vtt", vtt, "text/vtt"))], [("title", "Heaps"), ("number", "30"), ("number", "31")], "number"),
+            ([("captions", ("a.vtt", vtt, "text/vtt")), ("captions", ("b.vtt", vtt, "text/vtt"))], [("title", "Heaps")],
+             "captions")):
+        r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, timeout=30,
+                          files=files, data=data)
+        assert f"'{twice}'" in _assert_error(r, 400, "duplicate_field")
+    _assert_nothing_written(stack, course)
+
+
 def test_deeply_nested_json_is_a_400_not_a_500(stack, course):
     body = '{"question": "a", "x": ' + "[" * 20000 + "]" * 20000 + "}"
     r = requests.post(f"{stack.base}/api/courses/{course}/ask", data=body, timeout=10,
