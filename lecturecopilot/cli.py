@@ -1,6 +1,7 @@
 """``lecture-copilot`` (or ``python -m lecturecopilot.cli``): run and operate the stack.
 
-Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL``,
+Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL [--days N]``,
+``revoke-tokens --email EMAIL``,
 ``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``, ``migrate-vectors``,
 ``reindex [--course ID|TITLE] [--lecture ID]``.
 """
@@ -22,6 +23,9 @@ def _parser() -> argparse.ArgumentParser:
     mint = sub.add_parser("mint-token", help="create an API token")
     mint.add_argument("--role", choices=["admin", "instructor", "student"], required=True)
     mint.add_argument("--email", required=True)
+    mint.add_argument("--days", type=int, default=90, help="days the token is valid (default 90, at most 3650)")
+    revoke = sub.add_parser("revoke-tokens", help="revoke every API token of an address")
+    revoke.add_argument("--email", required=True)
     proc = sub.add_parser("process", help="process a lecture file through the pipeline and wait until it is ready")
     proc.add_argument("file", help=f"a video ({CONTAINERS_LABEL}) or captions (WebVTT, SRT) file")
     proc.add_argument("--course", required=True, help="course id, or a title (created when no course has it)")
@@ -76,16 +80,19 @@ def main(argv: list[str] | None = None) -> int:
         from services.index.commands import reindex_command
 
         return reindex_command(settings, args.course, args.lecture)
-    elif args.cmd == "mint-token":
-        from services.gateway.auth import mint_token
+    elif args.cmd in ("mint-token", "revoke-tokens"):
+        from services.gateway.auth import mint_token, revoke_tokens
 
         from . import db
 
         pool = db.make_pool(settings, max_size=1)
         try:
-            print(mint_token(pool, args.role, args.email))
+            if args.cmd == "revoke-tokens":
+                print(f"revoked {revoke_tokens(pool, args.email)} token(s) of {args.email}")
+            else:
+                print(mint_token(pool, args.role, args.email, args.days))
         except ValueError as e:
-            print(f"mint-token: {e}", file=sys.stderr)
+            print(f"{args.cmd}: {e}", file=sys.stderr)
             return 2
         finally:
             pool.close()

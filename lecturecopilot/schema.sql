@@ -126,6 +126,9 @@ CREATE TABLE IF NOT EXISTS api_tokens (
   email text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
+-- a token minted before expiry existed (NULL) never expires; mint-token sets one (default 90 days)
+ALTER TABLE api_tokens ADD COLUMN IF NOT EXISTS expires_at timestamptz;
+CREATE INDEX IF NOT EXISTS api_tokens_email ON api_tokens (email);
 
 -- added with grounded answers
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS rewritten_question text;

@@ -1,5 +1,6 @@
 """Bearer-token auth. ``LC_ADMIN_TOKEN`` (if set) is an admin token; other tokens are minted
-by ``lecture-copilot mint-token`` and stored as SHA-256 hashes in ``api_tokens``."""
+by ``lecture-copilot mint-token`` (valid 90 days unless ``--days`` says otherwise), stored as
+SHA-256 hashes in ``api_tokens`` and revoked by ``lecture-copilot revoke-tokens``."""
 
 from __future__ import annotations
 
@@ -23,21 +24,33 @@ class Principal:
     email: str
 
 
-def mint_token(pool: ConnectionPool, role: str, email: str) -> str:
-    """Creates an API token for ``email`` with ``role``; returns the token (shown once). ValueError
-    for an unknown role, or an address the sign-in and member routes would refuse
-    (:func:`.accounts.normal_email`: a token for it could never be made a course member). The
-    address is stored as those routes store it (lower-cased)."""
+TOKEN_DAYS = 90  # a minted token's default life; a leaked one stops working by itself
+MAX_TOKEN_DAYS = 3650
+
+
+def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DAYS) -> str:
+    """Creates an API token for ``email`` with ``role``, valid for ``days`` days (1..3650); returns
+    the token (shown once). ValueError for an unknown role, a life out of range, or an address the
+    sign-in and member routes would refuse (:func:`.accounts.normal_email`: a token for it could
+    never be made a course member). The address is stored as those routes store it (lower-cased)."""
     from .accounts import normal_email  # accounts imports this module
 
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
+    if not 1 <= days <= MAX_TOKEN_DAYS:
+        raise ValueError(f"days must be between 1 and {MAX_TOKEN_DAYS}")
     address = normal_email(email)
     if address is None:
         raise ValueError(f"{email!r} is not an email address sign-in accepts (e.g. name@university.edu)")
     token = "lc_" + secrets.token_urlsafe(32)
-    store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address)
+    store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address, days)
     return token
+
+
+def revoke_tokens(pool: ConnectionPool, email: str) -> int:
+    """Revokes every API token of ``email`` at once (the next request with one is anonymous);
+    returns how many there were."""
+    return store.delete_api_tokens(pool, email.strip())
 
 
 def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:

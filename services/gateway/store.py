@@ -268,17 +268,24 @@ def decide_role_request(pool: ConnectionPool, request_id: str, approve: bool, ad
 
 
 # -- API tokens (auth.py) and rate counters (limits.py) ---------------------------------------
-def save_api_token(pool: ConnectionPool, token_sha256: str, role: str, email: str) -> None:
-    """Stores an API token (its hash) of ``email`` with ``role``."""
+def save_api_token(pool: ConnectionPool, token_sha256: str, role: str, email: str, days: int) -> None:
+    """Stores an API token (its hash) of ``email`` with ``role``, valid for ``days`` days."""
     with pool.connection() as conn:
-        conn.execute("INSERT INTO api_tokens (token_sha256, role, email) VALUES (%s,%s,%s)",
-                     (token_sha256, role, email))
+        conn.execute("INSERT INTO api_tokens (token_sha256, role, email, expires_at) "
+                     "VALUES (%s,%s,%s, now() + make_interval(days => %s))", (token_sha256, role, email, days))
 
 
 def api_token(pool: ConnectionPool, token_sha256: str) -> dict | None:
-    """``{"role", "email"}`` of an API token, else None."""
+    """``{"role", "email"}`` of an API token that has not expired, else None."""
     with pool.connection() as conn:
-        return conn.execute("SELECT role, email FROM api_tokens WHERE token_sha256=%s", (token_sha256,)).fetchone()
+        return conn.execute("SELECT role, email FROM api_tokens WHERE token_sha256=%s "
+                            "AND (expires_at IS NULL OR expires_at > now())", (token_sha256,)).fetchone()
+
+
+def delete_api_tokens(pool: ConnectionPool, email: str) -> int:
+    """Deletes every API token of ``email`` (lower-cased, as stored); how many there were."""
+    with pool.connection() as conn:
+        return conn.execute("DELETE FROM api_tokens WHERE email=%s", (email.lower(),)).rowcount
 
 
 def count_use(conn, key: str, window) -> int:

@@ -221,6 +221,41 @@ def test_auth_roles(stack, course):
     assert r.status_code == 201, r.text  # right-to-left text itself is welcome
 
 
+def test_a_token_stops_working_when_it_expires_or_is_revoked(stack):
+    """The probe: tokens never expired and could only be removed in SQL. A token now lives 90 days
+    (``--days``), and ``revoke-tokens --email`` ends every token of an address at once."""
+    import subprocess
+    import sys
+
+    from lecturecopilot import db
+    from services.gateway.auth import mint_token
+
+    url = f"{stack.base}/api/courses"
+
+    def creates(token: str) -> int:
+        return requests.post(url, json={"title": "Token check"}, headers={"Authorization": f"Bearer {token}"},
+                             timeout=10).status_code
+
+    pool = db.make_pool(stack.settings, max_size=1)
+    try:
+        soon, other, kept = (mint_token(pool, "instructor", a, days=1)
+                             for a in ("t1@example.edu", "t2@example.edu", "t3@example.edu"))
+        assert creates(soon) == 201 and creates(other) == 201 and creates(kept) == 201
+        with pool.connection() as conn:
+            conn.execute("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE email='t1@example.edu'")
+        assert creates(soon) == 401  # expired: anonymous
+        with pytest.raises(ValueError, match="days"):
+            mint_token(pool, "instructor", "t1@example.edu", days=0)
+    finally:
+        pool.close()
+    from lecturecopilot.stack import service_env
+
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "T2@example.edu"],
+                         capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
+    assert out.returncode == 0 and "revoked 1 token" in out.stdout, (out.stdout, out.stderr)
+    assert creates(other) == 401 and creates(kept) == 201  # only that address's tokens
+
+
 def test_malformed_event_goes_to_dead_letter_and_pipeline_keeps_going(stack):
     import nats
 
