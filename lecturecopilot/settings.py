@@ -111,9 +111,10 @@ class Settings(BaseSettings):
     body_timeout_s: float = Field(default=10.0, description="Longest any other request body may take to arrive.")
     header_timeout_s: float = Field(default=10.0, description="Longest a request's line and headers may take to "
                                     "arrive (gateway, ingest): a client trickling headers loses its connection.")
-    send_timeout_s: float = Field(default=30.0, description="Longest a response may wait for the client to take "
-                                  "more of it (gateway, ingest): a client that stops reading (a video it never "
-                                  "reads) loses its connection and frees its thread (nginx's send_timeout is 60 s).")
+    send_timeout_s: float = Field(default=30.0, description="Longest one write of a response (a block of a file, "
+                                  "a whole JSON answer) may wait for the client to take it (gateway, ingest): a "
+                                  "client that stops reading (a video it never reads) loses its connection and "
+                                  "frees its thread (nginx's send_timeout, between two writes, is 60 s).")
 
     # kept after 5-fold cross-validation over the dev and fresh held-out questions (python -m evals.cv): refitting
     # them did not beat these on the folds left out (see services/ask/gate.py)
