@@ -159,6 +159,11 @@ class Settings(BaseSettings):
     max_event_streams: int = Field(default=6, description="Live progress streams (SSE) open at once in one gateway "
                                    "process; each holds one of its 16 threads. Beyond: 429, the page polls.")
     max_event_streams_person: int = Field(default=3, description="Live progress streams one person may hold open.")
+    max_video_streams: int = Field(default=6, description="Video bodies one gateway process sends at once (each holds "
+                                   "one of its 16 threads until the client has taken it or LC_SEND_TIMEOUT_S passes; "
+                                   "beyond: 429 too_many_streams, Retry-After: 2). With LC_MEDIA_URL the store sends them.")
+    max_video_streams_person: int = Field(default=3, description="Video bodies sent to one person (account, else "
+                                          "address) at once.")
     event_stream_max_s: float = Field(default=120.0, description="A progress stream is closed after this many seconds; "
                                       "the browser reconnects (its slot goes back in the pool meanwhile).")
     ask_limit_visitor: int = Field(default=20, description="Questions a day per course for a visitor (not signed in).")

@@ -170,8 +170,8 @@ def managed_upload(upload_id: str, course_of: Callable[[str], str | None]) -> st
     student; 404 "Unknown upload." for an unknown upload and for one of a course it may not manage). ``course_of``
     gives an upload's course id, None when unknown (``ingest_client.upload_course``: ingest owns
     ``uploads``)."""
-    uid = a_uuid(upload_id, "upload")
     require("instructor", "admin")  # first, so that who may not see it learns nothing of whether it exists
+    uid = a_uuid(upload_id, "upload")
     course_id = course_of(uid)
     if course_id is None:
         raise not_found("upload")

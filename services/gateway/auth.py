@@ -49,8 +49,11 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
 
 def revoke_tokens(pool: ConnectionPool, email: str) -> int:
     """Revokes every API token of ``email`` at once (the next request with one is anonymous);
-    returns how many there were."""
-    return store.delete_api_tokens(pool, email.strip())
+    returns how many there were. The address is normalised as :func:`mint_token` stores it (an
+    internationalised domain in its ASCII form: "zed@bücher.example" revoked nothing)."""
+    from .accounts import normal_email
+
+    return store.delete_api_tokens(pool, normal_email(email) or email.strip())
 
 
 def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:

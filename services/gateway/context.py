@@ -2,9 +2,9 @@
 :class:`GatewayContext` that ``create_app`` builds once; a view fetches it with :func:`ctx`.
 
 It carries the settings, the Postgres pool, ask's gRPC stub, the server secret (for keyed
-hashes and the session cookie), the admin emails, the mailer, the media store, and the two caps on threads held
-by long requests: upload bodies relayed to ingest (:attr:`GatewayContext.relay_slots`) and live
-progress streams (:class:`StreamSlots`).
+hashes and the session cookie), the admin emails, the mailer, the media store, and the caps on threads held
+by long requests: upload bodies relayed to ingest (:attr:`GatewayContext.relay_slots`), live
+progress streams and video bodies (:class:`StreamSlots`).
 """
 
 from __future__ import annotations
@@ -27,24 +27,28 @@ from .errors import ApiError
 STATIC = Path(str(resources.files("services.gateway").joinpath("static")))  # the web client
 
 
-class StreamSlots:
-    """Caps live progress streams (SSE), each of which holds a thread while open: at most ``total``
-    at once in the process and ``per_person`` per person."""
+_PROGRESS_FULL = ("Too many live progress streams are open; poll GET /api/lectures/{id} for the status instead, "
+                  "or retry shortly.")
 
-    def __init__(self, total: int, per_person: int):
+
+class StreamSlots:
+    """Caps long responses that each hold a thread while they are written — live progress streams
+    (SSE), video bodies: at most ``total`` at once in the process and ``per_person`` per person
+    (:func:`.access.person`: the account, else the client's address)."""
+
+    def __init__(self, total: int, per_person: int, full: str = _PROGRESS_FULL, retry_after_s: int = 5):
         self._slots = threading.BoundedSemaphore(total)
         self._per_person = per_person
         self._of: dict[str, int] = {}
         self._lock = threading.Lock()
+        self._full, self._retry = full, retry_after_s
 
     def take(self, who: str) -> Callable[[], None]:
         """Reserves a slot for person ``who``; returns its (idempotent) release. Raises ApiError
-        429 ``too_many_streams`` (``Retry-After: 5``) when the person or the process is at its cap."""
+        429 ``too_many_streams`` (``Retry-After``) when the person or the process is at its cap."""
         with self._lock:
             if self._of.get(who, 0) >= self._per_person or not self._slots.acquire(blocking=False):
-                raise ApiError(429, "too_many_streams", "Too many live progress streams are open; poll "
-                               "GET /api/lectures/{id} for the status instead, or retry shortly.",
-                               headers={"Retry-After": "5"})
+                raise ApiError(429, "too_many_streams", self._full, headers={"Retry-After": str(self._retry)})
             self._of[who] = self._of.get(who, 0) + 1
         released = threading.Event()
 
@@ -71,6 +75,7 @@ class GatewayContext:
     admin_emails: frozenset[str]  # LC_ADMIN_EMAILS, lower-case
     relay_slots: threading.BoundedSemaphore  # upload bodies streaming to ingest at once
     streams: StreamSlots  # live progress streams open at once
+    videos: StreamSlots  # video bodies being sent at once
     mail: Callable[[str, str, str], bool]  # (to, subject, body) → sent (False when mail is off); lecturecopilot.mail
     media: MediaStore  # the media store (MediaStore.from_settings): presigned video URLs with object storage
 

@@ -240,6 +240,7 @@ def test_a_token_stops_working_when_it_expires_or_is_revoked(stack):
     try:
         soon, other, kept = (mint_token(pool, "instructor", a, days=1)
                              for a in ("t1@example.edu", "t2@example.edu", "t3@example.edu"))
+        idn = mint_token(pool, "instructor", "Zed@Bücher.Example", days=1)
         assert creates(soon) == 201 and creates(other) == 201 and creates(kept) == 201
         with pool.connection() as conn:
             conn.execute("UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE email='t1@example.edu'")
@@ -254,6 +255,9 @@ def test_a_token_stops_working_when_it_expires_or_is_revoked(stack):
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
     assert out.returncode == 0 and "revoked 1 token" in out.stdout, (out.stdout, out.stderr)
     assert creates(other) == 401 and creates(kept) == 201  # only that address's tokens
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "zed@bücher.example"],
+                         capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
+    assert "revoked 1 token" in out.stdout and creates(idn) == 401, (out.stdout, out.stderr)  # as minted: IDNA
 
 
 def test_malformed_event_goes_to_dead_letter_and_pipeline_keeps_going(stack):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 import requests
@@ -128,6 +129,38 @@ def test_video_is_served_with_range_requests(stack, lecture):
         assert r.status_code == 200 and len(r.content) == size, (unreadable, r.status_code)
     r = requests.delete(url, timeout=10)  # and a 405 names the methods allowed
     assert r.status_code == 405 and "GET" in r.headers["Allow"], r.headers
+
+
+def test_video_bodies_one_client_holds_are_capped_and_the_site_keeps_answering(stack, lecture):
+    """The probe's waves of sockets that ask for a public video and never read held every thread
+    for LC_SEND_TIMEOUT_S each; one client (here: one address) holds at most
+    LC_MAX_VIDEO_STREAMS_PERSON (3) video bodies, the next is 429 at once, the rest of the site answers."""
+    import socket
+
+    url = f"{stack.base}/api/lectures/{lecture['lecture_id']}/video"
+    size = int(requests.get(url, headers={"Range": "bytes=0-0"}, timeout=10).headers["Content-Range"].rsplit("/", 1)[1])
+    socks = []
+    try:
+        for _ in range(3):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+            s.connect(("127.0.0.1", stack.settings.gateway_port))
+            # the video (344 KB) fits in the sockets' buffers: 20 requests on the connection do not
+            s.sendall(f"GET /api/lectures/{lecture['lecture_id']}/video HTTP/1.1\r\nHost: x\r\n\r\n".encode() * 20)
+            socks.append(s)
+        time.sleep(1.0)  # each is now held, its send blocked on a client that does not read
+        r = requests.get(url, timeout=10)
+        assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_streams", (r.status_code, size)
+        assert r.headers["Retry-After"] == "2"
+        assert requests.get(f"{stack.base}/healthz", timeout=5).status_code == 200
+    finally:
+        for s in socks:
+            s.close()
+    deadline = time.monotonic() + 20  # closed: each slot comes back at the server's next write
+    while (r := requests.get(url, headers={"Range": "bytes=0-99"}, timeout=10)).status_code == 429:
+        assert time.monotonic() < deadline, "the slots of closed connections never came back"
+        time.sleep(0.5)
+    assert r.status_code == 206 and len(r.content) == 100
 
 
 def test_feedback_is_stored(stack, lecture):

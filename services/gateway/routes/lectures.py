@@ -172,7 +172,8 @@ def lecture_events(lecture_id: str):
 def get_video(lecture_id: str):
     """The lecture's playable video (the web copy, else the upload); 404 ``no_video`` before it exists.
     With object storage: 302 to a presigned URL of the object (the store answers Range requests);
-    503 ``media_unavailable`` when the store has no credentials. A public course's video may be
+    503 ``media_unavailable`` when the store has no credentials; 429 ``too_many_streams`` beyond
+    ``LC_MAX_VIDEO_STREAMS`` / ``LC_MAX_VIDEO_STREAMS_PERSON`` bodies at once. A public course's video may be
     kept an hour by any cache (``public``); a private course's only by the viewer's browser
     (``private``, ``Vary: Authorization, Cookie``): a shared cache in front must not hand it to
     someone else, as the default ``public`` of ``send_file`` let it."""
@@ -190,9 +191,19 @@ def get_video(lecture_id: str):
     # ("bytes=5-1", "bytes=abc") or of several ranges it would refuse with 416: ignored, the whole video
     # is sent (RFC 9110 §14.2 lets a server ignore Range), as a player that sent it can use
     rng = request.headers.get("Range")
-    if rng is not None and ((parsed := parse_range_header(rng)) is None or len(parsed.ranges) != 1):
+    if rng is not None and ((parsed := parse_range_header(rng)) is None or parsed.units != "bytes"
+                            or len(parsed.ranges) != 1):
         request.environ.pop("HTTP_RANGE", None)
-    resp = send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
+    # each body holds a thread while the client takes it: capped per person and per process, as a
+    # client opening connection after connection that never read held every thread (LC_MAX_VIDEO_STREAMS)
+    release = ctx().videos.take(person())
+    try:
+        resp = send_file(path, mimetype="video/mp4", conditional=True, max_age=3600)
+    except BaseException:
+        release()
+        raise
+    resp.direct_passthrough = False  # werkzeug hands a passthrough body to the server as is and would never
+    resp.call_on_close(release)      # call this; iterated (8 KiB blocks), the slot is freed when the body ends
     if course["visibility"] != "public":
         resp.headers["Cache-Control"] = "private, max-age=3600"
         resp.headers["Vary"] = "Authorization, Cookie"
