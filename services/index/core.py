@@ -257,23 +257,12 @@ def chapter_boundaries(seg_vecs, *, min_segments: int = 3, depth_threshold: floa
 
     ``seg_vecs``: array (n_segments, dim) of L2-normalised embeddings.
     """
-    import numpy as np
-
     n = len(seg_vecs)
     if n < 2 * min_segments:
         return [0]
-    gaps = []
-    for i in range(1, n):
-        a = seg_vecs[max(0, i - 2):i].mean(axis=0)
-        b = seg_vecs[i:i + 2].mean(axis=0)
-        gaps.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9)))
-    depths = []
-    for j, g in enumerate(gaps):
-        left = max(gaps[:j + 1])
-        right = max(gaps[j:])
-        depths.append((left - g) + (right - g))
+    depths = gap_depths(seg_vecs)
     starts = [0]
-    for j in sorted(range(len(gaps)), key=lambda j: -depths[j]):
+    for j in sorted(range(len(depths)), key=lambda j: -depths[j]):
         i = j + 1
         if depths[j] < depth_threshold:
             break
@@ -284,6 +273,46 @@ def chapter_boundaries(seg_vecs, *, min_segments: int = 3, depth_threshold: floa
     return starts
 
 
+def gap_depths(seg_vecs) -> list[float]:
+    """TextTiling depth (Hearst 1997) of each gap between segments: ``[j]`` for the gap before
+    segment ``j + 1``, from the cosine of the mean embedding of up to 2 segments before and 2 after;
+    deeper = a sharper topic shift. ``seg_vecs``: array (n_segments, dim)."""
+    import numpy as np
+
+    gaps = []
+    for i in range(1, len(seg_vecs)):
+        a = seg_vecs[max(0, i - 2):i].mean(axis=0)
+        b = seg_vecs[i:i + 2].mean(axis=0)
+        gaps.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9)))
+    return [(max(gaps[:j + 1]) - g) + (max(gaps[j:]) - g) for j, g in enumerate(gaps)]
+
+
+def slide_boundaries(segments: Sequence[Segment], seg_vecs, starts: list[int],
+                     slide_titles: Sequence[tuple[float, str]], *, per_s: float = 120.0,
+                     min_s: float = 30.0) -> list[int]:
+    """``starts`` (chapter starts, segment indices) plus segments where a slide of a new title
+    comes up — the lecturer's own sections, which a short lecture's few passages cannot show
+    TextTiling — the sharpest topic shifts (:func:`gap_depths`) first, up to one chapter per
+    ``per_s`` seconds of lecture (a product choice, not fitted), no chapter under ``min_s``."""
+    import math
+
+    def title_at(t: float) -> str:
+        shown = [title for at, title in slide_titles if title and at <= t + 1.0]
+        return shown[-1] if shown else ""
+
+    cands = [i for i in range(1, len(segments))
+             if title_at(segments[i].start_s) and title_at(segments[i].start_s) != title_at(segments[i - 1].start_s)]
+    if not cands:
+        return starts
+    room = math.ceil((segments[-1].end_s - segments[0].start_s) / per_s) - len(starts)
+    depths = gap_depths(seg_vecs)
+    out = list(starts)
+    for i in sorted(cands, key=lambda i: -depths[i - 1]):
+        cand = sorted(set(out) | {i})
+        times = [segments[k].start_s for k in cand] + [segments[-1].end_s]
+        if room > 0 and i not in out and all(b - a >= min_s for a, b in zip(times, times[1:])):
+            out, room = cand, room - 1
+    return out
 
 
 def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
@@ -327,7 +356,8 @@ def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: floa
 
 def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3,
                   slide_titles: Sequence[tuple[float, str]] = ()) -> list[Chapter]:
-    """Chapters of a lecture: topic boundaries (:func:`chapter_boundaries`), a title — the slide
+    """Chapters of a lecture: topic boundaries (:func:`chapter_boundaries`, and where slides change
+    title, :func:`slide_boundaries`), a title — the slide
     on screen longest in the chapter (:func:`slide_chapter_title`), else an extractive one
     (:func:`chapter_title`) — and the ``bullets`` sentences closest to the chapter's centroid (at
     least 6 words each), in lecture order. ``slide_titles``: ``(start_s, title)`` of the slides."""
@@ -335,7 +365,7 @@ def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: l
 
     if not segments:
         return []
-    starts = chapter_boundaries(seg_vecs)
+    starts = slide_boundaries(segments, seg_vecs, chapter_boundaries(seg_vecs), slide_titles)
     df: dict[str, int] = {}
     for seg in segments:
         for w in set(_re.findall(r"[a-z][a-z'-]+", seg.text.lower())):

@@ -94,3 +94,33 @@ def test_slide_titles_are_short_first_lines_with_a_word():
     assert slide_title(["• Insert: sift up", "• Extract-max"]) == ""   # a list, no title
     assert slide_title(["T(n) = 2T(n/2) + n"]) == ""
     assert slide_title(["one two three four five six seven eight nine", "body"]) == ""
+
+
+def _slide_lecture(n: int, span_s: float):
+    rng = np.random.default_rng(5)
+    topics = [_unit(rng.normal(size=8)) for _ in range(n)]
+    segs, vecs, sent_vecs = [], [], []
+    for i in range(n):
+        sents = [Sentence(i * span_s, i * span_s + span_s - 2, f"Sentence about part {i} of this lecture here.")]
+        segs.append(Segment(i * span_s, (i + 1) * span_s - 1, sents))
+        vecs.append(_unit(topics[i] + 0.05 * rng.normal(size=8)))
+        sent_vecs.append(np.stack([vecs[-1]]))
+    return segs, np.stack(vecs), sent_vecs
+
+
+def test_a_short_lecture_with_slides_is_chaptered_at_its_slides_within_a_budget():
+    # five parts of 50 s, each under its own slide: too few passages for TextTiling (one chapter before)
+    segs, vecs, sent_vecs = _slide_lecture(5, 50.0)
+    slides = [(i * 50.0, t) for i, t in enumerate(["Collisions", "Two ways", "Open addressing", "Chaining", "Why it works"])]
+    assert [c.first_segment for c in make_chapters(segs, vecs, sent_vecs)] == [0]
+    chapters = make_chapters(segs, vecs, sent_vecs, slide_titles=slides)
+    assert len(chapters) == 3  # 250 s: one chapter per 120 s at most, the sharpest slide changes
+    assert all(c.title in {t for _, t in slides} for c in chapters)
+    # the same slide title again starts nothing; no chapter under 30 s
+    same = [(0.0, "Heaps"), (50.0, "Heaps"), (100.0, "Heaps")]
+    assert [c.first_segment for c in make_chapters(segs[:3], vecs[:3], sent_vecs[:3], slide_titles=same)] == [0]
+    short, svecs, ssent = _slide_lecture(6, 20.0)
+    titled = [(i * 20.0, f"Slide {i}") for i in range(6)]
+    starts = [c.start_s for c in make_chapters(short, svecs, ssent, slide_titles=titled)]
+    bounds = starts + [short[-1].end_s]
+    assert all(b - a >= 30 for a, b in zip(bounds, bounds[1:])), starts
