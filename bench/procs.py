@@ -6,10 +6,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import requests
+from lecturecopilot.stack import wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -19,16 +18,10 @@ def spawn(module: str, env: dict, log: Path, ready_url: str, timeout_s: float = 
     until ``ready_url`` answers 200. Raises ``RuntimeError`` when it exits or is not ready in time."""
     p = subprocess.Popen([sys.executable, "-m", module], env=env, cwd=str(ROOT), stdout=open(log, "ab"),
                          stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        try:
-            if requests.get(ready_url, timeout=1).status_code == 200:
-                return p
-        except requests.RequestException:
-            pass
-        if p.poll() is not None:
-            raise RuntimeError(f"{module} exited at start; see {log}")
-        time.sleep(0.5)
+    if wait_until_up(ready_url, p, timeout_s, interval_s=0.5):
+        return p
+    if p.poll() is not None:
+        raise RuntimeError(f"{module} exited at start; see {log}")
     raise RuntimeError(f"{module} did not become ready in {timeout_s} s; see {log}")
 
 

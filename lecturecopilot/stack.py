@@ -22,6 +22,22 @@ from .settings import Settings
 SERVICES = ["ask", "ingest", "transcribe", "index", "gateway"]
 
 
+def wait_until_up(url: str, proc: subprocess.Popen, timeout_s: float, interval_s: float = 0.3) -> bool:
+    """True once ``url`` answers 200 within ``timeout_s`` seconds; False when it does not, or
+    when ``proc`` (the server) exits first. Polls every ``interval_s`` seconds."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        try:
+            if requests.get(url, timeout=1).status_code == 200:
+                return True
+        except requests.RequestException:
+            pass
+        if proc.poll() is not None:
+            return False
+        time.sleep(interval_s)
+    return False
+
+
 def admin_token(settings: Settings) -> str:
     """The operator's admin token: ``LC_ADMIN_TOKEN`` if set, else the one kept in
     ``<data_dir>/admin_token`` (created on first use, mode 600), so it survives restarts."""

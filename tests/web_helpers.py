@@ -73,7 +73,7 @@ class Gateway:
     with ``service="ingest"`` a second ingest process (``port``: its port, or a free one)."""
 
     def __init__(self, stack, env: dict[str, str], service: str = "gateway", port: int | None = None):
-        from lecturecopilot.stack import _free_port, service_env
+        from lecturecopilot.stack import _free_port, service_env, wait_until_up
 
         self.port = port or _free_port()
         full = service_env(stack.settings)
@@ -82,18 +82,9 @@ class Gateway:
         self.log = open(stack.settings.data_dir / "logs" / f"{service}-{self.port}.log", "ab")
         self.proc = subprocess.Popen([sys.executable, "-m", f"services.{service}"], env=full, cwd=str(ROOT),
                                      stdout=self.log, stderr=self.log, start_new_session=True)
-        deadline = time.time() + 60
-        while time.time() < deadline:
-            try:
-                if requests.get(f"{self.base}/readyz", timeout=1).status_code == 200:
-                    return
-            except requests.RequestException:
-                pass
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.3)
-        self.close()
-        raise RuntimeError(f"the second {service} did not start")
+        if not wait_until_up(f"{self.base}/readyz", self.proc, 60):
+            self.close()
+            raise RuntimeError(f"the second {service} did not start")
 
     def close(self) -> None:
         if self.proc.poll() is None:

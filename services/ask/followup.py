@@ -27,7 +27,8 @@ _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
 
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
-_PREPOSITION = re.compile(r"^(?:with|without|in|on|for|from|by|after|before|under|over|using|at)\b", re.I)
+_PREPOSITIONS = r"(?:with|without|in|on|for|from|by|after|before|under|over|using|at)"
+_PREPOSITION = re.compile(rf"^{_PREPOSITIONS}\b", re.I)
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -96,7 +97,7 @@ def rewrite(message: str, history: list[str]) -> str:
             new_topic, old_topic = _with_antecedent(new_topic, _topic(prev)), _topic(prev)
         if new_topic and old_topic:
             lead = _PREPOSITION.match(new_topic)  # "without it" swaps "with memoization", preposition and all
-            held = lead and re.search(rf"\b{_PREPOSITION.pattern[1:]}\s+{re.escape(old_topic)}", prev, re.I)
+            held = lead and re.search(rf"\b{_PREPOSITIONS}\s+{re.escape(old_topic)}", prev, re.I)
             if held:
                 return prev[:held.start()] + new_topic + prev[held.end():]
             return prev.replace(old_topic, new_topic, 1)

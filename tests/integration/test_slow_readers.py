@@ -13,6 +13,8 @@ import time
 import pytest
 import requests
 
+from lecturecopilot.stack import _free_port, wait_until_up
+
 pytestmark = pytest.mark.slow
 
 SIZE = 64 * 1024 * 1024  # far more than a socket's buffers hold
@@ -35,22 +37,12 @@ run_wsgi(lambda: app, host="127.0.0.1", port=int(__import__("sys").argv[1]), thr
 """
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _serve() -> tuple[subprocess.Popen, int]:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                break
-        except requests.RequestException:
-            time.sleep(0.2)
+    if not wait_until_up(f"http://127.0.0.1:{port}/healthz", proc, 30):
+        proc.kill()
+        raise RuntimeError(f"the test server did not start: {proc.communicate()[1][-2000:]}")
     return proc, port
 
 
