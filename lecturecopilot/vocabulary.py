@@ -102,7 +102,7 @@ NEAR_TIME_CLASSES = {
     "n factorial": ["n squared", "n log n", "linear", "log n"],
 }
 
-# -- services/index/core.py: chapter titles ---------------------------------------------------
+# -- services/index/chapters.py: chapter titles ---------------------------------------------------
 # Words a chapter title never starts or ends with: every very common English word (wordfreq, Zipf
 # ≥ 6.0: "the", "because", "people", "much") and the lecture fillers and classroom words it ranks
 # lower ("um", "gonna", "folks", "stuff", "basically", "today"), which carry no topic in a title.

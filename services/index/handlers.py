@@ -11,6 +11,7 @@ from lecturecopilot.slidetext import slide_sentence, slide_title
 from lecturecopilot.worker import PermanentError, StageContext
 
 from . import core, points, store
+from .chapters import make_chapters
 from .store import LectureIndex, segment_id
 
 __all__ = ["build_index", "index_lecture", "segment_id"]
@@ -32,7 +33,7 @@ def _embed_and_chapter(model: str, segments: list[core.Segment], progress, sente
     for seg in segments:
         offsets.append((pos, pos + len(seg.sentences)))
         pos += len(seg.sentences)
-    chapters = core.make_chapters(segments, seg_vecs, [sent_vecs[a:b] for a, b in offsets], slide_titles=slide_titles)
+    chapters = make_chapters(segments, seg_vecs, [sent_vecs[a:b] for a, b in offsets], slide_titles=slide_titles)
     bullet_vecs = [models.embed(model, c.bullets).tolist() for c in chapters]
     return LectureIndex(segments, seg_vecs, flat, sent_vecs, subchunks, sub_vecs, chapters, bullet_vecs)
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from psycopg_pool import ConnectionPool
 
 from . import core
+from .chapters import Chapter
 
 
 def segment_id(lecture_id: str, idx: int) -> str:
@@ -30,7 +31,7 @@ class LectureIndex:
     sent_vecs: object
     subchunks: list[core.SubChunk]
     sub_vecs: object
-    chapters: list[core.Chapter]
+    chapters: list[Chapter]
     bullet_vecs: list[list[list[float]]]
 
 

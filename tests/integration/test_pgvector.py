@@ -143,6 +143,7 @@ def test_index_writes_and_ask_loads_the_same_vectors(pg, pool, tmp_path):
     as lists (rows) and (n, 384) arrays (ask), on either column type."""
     from services.ask.search_index import EmbeddedSearchIndex
     from services.index import core, store as index_store
+    from services.index.chapters import Chapter
 
     course, lecture = str(uuid.uuid4()), str(uuid.uuid4())
     with pool.connection() as conn:
@@ -157,7 +158,7 @@ def test_index_writes_and_ask_loads_the_same_vectors(pg, pool, tmp_path):
         segments=[core.Segment(0.0, 19.0, sents[:2]), core.Segment(20.0, 39.0, sents[2:])], seg_vecs=seg_vecs,
         flat=[(0, sents[0]), (0, sents[1]), (1, sents[2]), (1, sents[3])], sent_vecs=sent_vecs,
         subchunks=[core.SubChunk(0, 0.0, 19.0, " ".join(texts[:2])), core.SubChunk(1, 20.0, 39.0, " ".join(texts[2:]))],
-        sub_vecs=sub_vecs, chapters=[core.Chapter(0.0, 39.0, 0, 1, "Heaps", [texts[0]])],
+        sub_vecs=sub_vecs, chapters=[Chapter(0.0, 39.0, 0, 1, "Heaps", [texts[0]])],
         bullet_vecs=[[sent_vecs[0].tolist()]])
     index_store.save_index(pool, lecture, course, ix)
     index_store.mark_ready(pool, lecture)

@@ -1,6 +1,7 @@
 import numpy as np
 
-from services.index.core import Segment, Sentence, chapter_boundaries, chapter_title, make_chapters
+from services.index.chapters import chapter_boundaries, chapter_title, make_chapters
+from services.index.core import Segment, Sentence
 
 
 def _unit(v):
@@ -65,7 +66,7 @@ def test_chapter_titles_skip_contractions_and_classroom_words():
 
 
 def test_a_chapter_takes_the_title_of_the_slide_shown_longest_in_it():
-    from services.index.core import slide_chapter_title
+    from services.index.chapters import slide_chapter_title
 
     slides = [(0.0, "Binary heaps"), (30.0, "Max-heap property"), (100.0, ""), (150.0, "Insert: sift up")]
     assert slide_chapter_title(slides, 0.0, 120.0) == "Max-heap property"  # 30 s vs 70 s; the untitled slide counts for none

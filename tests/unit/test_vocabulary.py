@@ -20,9 +20,9 @@ def test_title_stop_keeps_fillers_and_common_words_but_no_topic():
 def test_steps_read_the_shared_lists():
     from services.ask import disfluency, followup, gate, outline, refine, spelling
     from services.ask.examprep import terms
-    from services.index import core
+    from services.index import chapters
 
-    assert core._TITLE_STOP is v.TITLE_STOP and refine._STOP is v.REFINE_STOP and terms._STOP is v.TERM_STOP
+    assert chapters._TITLE_STOP is v.TITLE_STOP and refine._STOP is v.REFINE_STOP and terms._STOP is v.TERM_STOP
     assert spelling._KEEP is v.SPELLING_KEEP and followup._QUESTION_VERBS is v.QUESTION_VERBS
     assert disfluency._MEANT_TWICE is v.MEANT_TWICE and outline._ORDINALS is v.ORDINALS
     assert gate.COMMON_ZIPF == v.COMMON_ZIPF and gate.common_word("vs") and not gate.common_word("chaining")

@@ -1,0 +1,166 @@
+"""Chapters of a lecture (pure functions, times in seconds): where the topic shifts (TextTiling on the
+segments' embeddings) and where slides change title, each chapter titled by its slide or its most
+distinctive phrase and summarised by its most central sentences. ``python -m evals.chapters``
+measures the boundaries against the lecturers' own chapters (Pk, WindowDiff, boundary F1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from lecturecopilot.vocabulary import TITLE_STOP as _TITLE_STOP
+
+from .core import Segment
+
+
+@dataclass
+class Chapter:
+    """A stretch of the lecture on one topic: ``start_s``/``end_s`` in seconds, an extractive
+    ``title`` and up to ``bullets`` summary sentences (lecture order)."""
+
+    start_s: float
+    end_s: float
+    first_segment: int
+    last_segment: int
+    title: str
+    bullets: list[str]
+
+
+def chapter_boundaries(seg_vecs, *, min_segments: int = 3, depth_threshold: float = 0.1) -> list[int]:
+    """Indices of the segments that start a new chapter (0 always), TextTiling-style
+    (Hearst, "TextTiling", Computational Linguistics 23(1), 1997): the gap score between
+    segment i-1 and i is the cosine of the mean embedding of up to 2 segments before and 2 after;
+    a gap whose depth (how far it dips below the highest scores on both sides) is at least
+    ``depth_threshold`` starts a chapter, keeping chapters at least ``min_segments`` long.
+
+    ``seg_vecs``: array (n_segments, dim) of L2-normalised embeddings.
+    """
+    n = len(seg_vecs)
+    if n < 2 * min_segments:
+        return [0]
+    depths = gap_depths(seg_vecs)
+    starts = [0]
+    for j in sorted(range(len(depths)), key=lambda j: -depths[j]):
+        i = j + 1
+        if depths[j] < depth_threshold:
+            break
+        cand = sorted(starts + [i])
+        bounds = cand + [n]
+        if all(b - a >= min_segments for a, b in zip(bounds, bounds[1:])):
+            starts = cand
+    return starts
+
+
+def gap_depths(seg_vecs) -> list[float]:
+    """TextTiling depth (Hearst 1997) of each gap between segments: ``[j]`` for the gap before
+    segment ``j + 1``, from the cosine of the mean embedding of up to 2 segments before and 2 after;
+    deeper = a sharper topic shift. ``seg_vecs``: array (n_segments, dim)."""
+    import numpy as np
+
+    gaps = []
+    for i in range(1, len(seg_vecs)):
+        a = seg_vecs[max(0, i - 2):i].mean(axis=0)
+        b = seg_vecs[i:i + 2].mean(axis=0)
+        gaps.append(float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-9)))
+    return [(max(gaps[:j + 1]) - g) + (max(gaps[j:]) - g) for j, g in enumerate(gaps)]
+
+
+def slide_boundaries(segments: Sequence[Segment], seg_vecs, starts: list[int],
+                     slide_titles: Sequence[tuple[float, str]], *, per_s: float = 120.0,
+                     min_s: float = 30.0) -> list[int]:
+    """``starts`` (chapter starts, segment indices) plus segments where a slide of a new title
+    comes up — the lecturer's own sections, which a short lecture's few passages cannot show
+    TextTiling — the sharpest topic shifts (:func:`gap_depths`) first, up to one chapter per
+    ``per_s`` seconds of lecture (a product choice, not fitted), no chapter under ``min_s``."""
+    import math
+
+    def title_at(t: float) -> str:
+        shown = [title for at, title in slide_titles if title and at <= t + 1.0]
+        return shown[-1] if shown else ""
+
+    cands = [i for i in range(1, len(segments))
+             if title_at(segments[i].start_s) and title_at(segments[i].start_s) != title_at(segments[i - 1].start_s)]
+    if not cands:
+        return starts
+    room = math.ceil((segments[-1].end_s - segments[0].start_s) / per_s) - len(starts)
+    depths = gap_depths(seg_vecs)
+    out = list(starts)
+    for i in sorted(cands, key=lambda i: -depths[i - 1]):
+        cand = sorted(set(out) | {i})
+        times = [segments[k].start_s for k in cand] + [segments[-1].end_s]
+        if room > 0 and i not in out and all(b - a >= min_s for a, b in zip(times, times[1:])):
+            out, room = cand, room - 1
+    return out
+
+
+def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
+    """The chapter's most distinctive one- or two-word phrase (TF·IDF over the lecture's
+    segments; a bigram counts 1.5× a single word), title-cased; a possessive counts as its owner
+    ("Dijkstra's" as "Dijkstra"); contractions ("I'll", "we're") and classroom words never name a chapter. "Untitled" when nothing is left."""
+    import math
+    import re as _re
+
+    # a possessive names its owner ("Dijkstra's algorithm" → "dijkstra"); other contractions stay out
+    words = [_re.sub(r"'s$", "", w) for w in _re.findall(r"[a-z][a-z'-]+", text.lower())]
+    scores: dict[str, float] = {}
+    for i, w in enumerate(words):
+        if w in _TITLE_STOP or len(w) < 3 or "'" in w:
+            continue
+        idf = math.log((n_docs + 1) / (course_df.get(w, 0) + 0.5))
+        scores[w] = scores.get(w, 0.0) + idf
+        if i + 1 < len(words) and words[i + 1] not in _TITLE_STOP and len(words[i + 1]) >= 3 and "'" not in words[i + 1]:
+            bg = f"{w} {words[i + 1]}"
+            idf2 = math.log((n_docs + 1) / (course_df.get(words[i + 1], 0) + 0.5))
+            scores[bg] = scores.get(bg, 0.0) + 0.75 * (idf + idf2)
+    if not scores:
+        return "Untitled"
+    best = max(scores, key=lambda k: scores[k])
+    return " ".join(w[:1].upper() + w[1:] for w in best.split())
+
+
+def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: float, end_s: float) -> str:
+    """The title of the slide on screen longest between ``start_s`` and ``end_s`` (seconds), ""
+    when no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time order; a slide
+    stays up until the next one appears (one already up at ``start_s`` counts from there). The
+    lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it."""
+    shown: dict[str, float] = {}
+    for i, (t, title) in enumerate(slide_titles):
+        until = slide_titles[i + 1][0] if i + 1 < len(slide_titles) else end_s
+        seen = min(until, end_s) - max(t, start_s)
+        if title and seen > 0:
+            shown[title] = shown.get(title, 0.0) + seen
+    return max(shown, key=lambda k: shown[k]) if shown else ""
+
+
+def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3,
+                  slide_titles: Sequence[tuple[float, str]] = ()) -> list[Chapter]:
+    """Chapters of a lecture: topic boundaries (:func:`chapter_boundaries`, and where slides change
+    title, :func:`slide_boundaries`), a title — the slide
+    on screen longest in the chapter (:func:`slide_chapter_title`), else an extractive one
+    (:func:`chapter_title`) — and the ``bullets`` sentences closest to the chapter's centroid (at
+    least 6 words each), in lecture order. ``slide_titles``: ``(start_s, title)`` of the slides."""
+    import re as _re
+
+    if not segments:
+        return []
+    starts = slide_boundaries(segments, seg_vecs, chapter_boundaries(seg_vecs), slide_titles)
+    df: dict[str, int] = {}
+    for seg in segments:
+        for w in set(_re.findall(r"[a-z][a-z'-]+", seg.text.lower())):
+            df[w] = df.get(w, 0) + 1
+    out = []
+    bounds = starts + [len(segments)]
+    for a, b in zip(bounds, bounds[1:]):
+        text = " ".join(s.text for s in segments[a:b])
+        centroid = seg_vecs[a:b].mean(axis=0)
+        cands = []
+        for si in range(a, b):
+            for sent, vec in zip(segments[si].sentences, sent_vecs_by_segment[si]):
+                if len(sent.text.split()) >= 6 and not sent.text.endswith("?"):
+                    cands.append((float(vec @ centroid), sent))
+        cands.sort(key=lambda x: -x[0])
+        chosen = sorted((s for _, s in cands[:bullets]), key=lambda s: s.start_s)
+        title = (slide_chapter_title(slide_titles, segments[a].start_s, segments[b - 1].end_s)
+                 or chapter_title(text, df, len(segments)))
+        out.append(Chapter(segments[a].start_s, segments[b - 1].end_s, a, b - 1, title, [s.text for s in chosen]))
+    return out
