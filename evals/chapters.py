@@ -22,10 +22,10 @@ Measured per lecture and pooled (the lectures' 16 chapters):
 
 Next to three baselines on the same units: one chapter per lecture; a chapter every 10 minutes;
 and the reference's own count cut into equal parts (the count is an oracle the product does not
-have). Then the two knobs of :func:`services.index.chapters.chapter_boundaries` (the depth threshold,
-the minimum chapter length in segments) over a small grid on the product's own segments (read from
+have). Then two knobs of :func:`services.index.chapters.chapter_boundaries` (TextTiling's block, the
+chapter budget's seconds per chapter) over a small grid on the product's own segments (read from
 the stack's ``segments`` table), chosen by leave-one-lecture-out: what choosing them on two
-lectures would give on the third, and whether today's defaults are far from that.
+lectures would give on the third, and whether the product's choice is far from that.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ from services.index.chapters import chapter_boundaries
 
 CACHE = Path(__file__).resolve().parent / ".cache" / "chapter-segments.npz"  # the product's segments of the last run (for trying knobs)
 TOLERANCE_S = 60.0
-DEPTHS = (0.05, 0.1, 0.15, 0.2, 0.3)
-MIN_SEGMENTS = (2, 3, 4, 5)
+BLOCKS = (2, 3, 4)
+PER_CHAPTER = (None, 450.0, 600.0, 900.0)
 _STOP = {"and", "the", "of", "for", "to", "a", "an", "in", "on", "vs", "with", "its", "their"}
 
 
@@ -127,34 +127,35 @@ def baselines(ref: dict[int, list[float]], durations: dict[int, float]) -> dict[
     return out
 
 
-def segments_of(db_url: str, lecture_id: str) -> tuple[list[float], np.ndarray]:
-    """(start seconds, embeddings (n, dim)) of a lecture's index segments, in order."""
+def segments_of(db_url: str, lecture_id: str) -> tuple[list[float], np.ndarray, list[str]]:
+    """(start seconds, embeddings (n, dim), texts) of a lecture's index segments, in order."""
     with psycopg.connect(db_url) as c:
-        rows = c.execute("SELECT start_s, embedding FROM segments WHERE lecture_id = %s ORDER BY idx",
+        rows = c.execute("SELECT start_s, embedding, text FROM segments WHERE lecture_id = %s ORDER BY idx",
                          (lecture_id,)).fetchall()
-    return [r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.float32)
+    return [r[0] for r in rows], np.array([r[1] for r in rows], dtype=np.float32), [r[2] for r in rows]
 
 
 def sweep(segs: dict[int, tuple[list[float], np.ndarray]], ref: dict[int, list[float]],
           durations: dict[int, float]) -> dict:
-    """Pk of every (depth threshold, minimum segments) on each lecture, and leave-one-lecture-out:
-    the pair with the lowest mean Pk on the other lectures, scored on the held-out one."""
+    """Pk and boundary F1 of every (TextTiling block, seconds per chapter of the budget; None: no
+    budget) on each lecture, the product's other knobs as they are, and leave-one-lecture-out: the
+    pair with the best F1 on the other lectures, scored on the held-out one."""
     grid = {}
-    for d in DEPTHS:
-        for m in MIN_SEGMENTS:
-            per = {}
+    for block in BLOCKS:
+        for per_s in PER_CHAPTER:
+            rows = {}
             for no, (starts, vecs) in segs.items():
-                hyp = [starts[i] for i in chapter_boundaries(vecs, min_segments=m, depth_threshold=d)]
-                per[no] = score(ref[no], hyp, durations[no])["pk"]
-            grid[(d, m)] = per
+                top = None if per_s is None else math.ceil(durations[no] / per_s)
+                hyp = [starts[i] for i in chapter_boundaries(vecs, max_chapters=top, block=block)]
+                rows[no] = score(ref[no], hyp, durations[no])
+            grid[(block, per_s)] = rows
     folds = []
     for held in segs:
-        fit = min(grid, key=lambda dm: statistics.mean(v for no, v in grid[dm].items() if no != held))
-        folds.append({"held_out": held, "chosen": list(fit), "pk": grid[fit][held]})
-    return {"grid": [{"depth_threshold": d, "min_segments": m, "pk_by_lecture": per, "pk": statistics.mean(per.values())}
-                     for (d, m), per in grid.items()],
-            "leave_one_lecture_out": folds,
-            "held_out_pk": statistics.mean(f["pk"] for f in folds),
+        fit = max(grid, key=lambda g: pooled([r for no, r in grid[g].items() if no != held])["f1"])
+        folds.append({"held_out": held, "chosen": list(fit), **grid[fit][held]})
+    return {"grid": [{"block": b, "per_chapter_s": p, "pk_by_lecture": {no: r["pk"] for no, r in rows.items()},
+                      **pooled(list(rows.values()))} for (b, p), rows in grid.items()],
+            "leave_one_lecture_out": folds, "held_out": pooled(folds),
             "held_out_pk_sd": statistics.pstdev(f["pk"] for f in folds)}
 
 
@@ -171,8 +172,9 @@ def run() -> dict:
         got = {no: requests.get(f"{eph.base}/api/lectures/{lid}", timeout=30).json()["chapters"] for no, lid in ids.items()}
         segs = {no: segments_of(eph.db_url, lid) for no, lid in ids.items()}
     CACHE.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(CACHE, **{f"starts_{no}": np.array(s) for no, (s, _) in segs.items()},
-             **{f"vecs_{no}": v for no, (_, v) in segs.items()})
+    np.savez(CACHE, **{f"starts_{no}": np.array(s) for no, (s, _, _) in segs.items()},
+             **{f"vecs_{no}": v for no, (_, v, _) in segs.items()}, **{f"texts_{no}": np.array(t) for no, (_, _, t) in segs.items()})
+    segs = {no: (s, v) for no, (s, v, _) in segs.items()}
     per, titles_ok = {}, []
     for no in sorted(ref):
         per[no] = score(ref[no], [c["start_s"] for c in got[no]], durations[no])
@@ -198,7 +200,7 @@ def markdown(res: dict) -> str:
         return (f"| {name} | {s['pk']:.3f} | {s['windowdiff']:.3f} | {s['precision']:.2f} | {s['recall']:.2f} | "
                 f"{s['f1']:.2f} | {s['chapters']} |\n")
 
-    body = row("the product (TextTiling on MiniLM segments)", res["product"])
+    body = row("the product", res["product"])
     body += "".join(row(n, s) for n, s in res["baselines"].items())
     lines = [f"`{res['command']}` — MIT 6.006 lectures 3–5 (captions path), 16 reference chapters.\n", head + body,
              f"\nTitles: {res['product']['title_share']:.2f} of reference chapters overlap a product chapter whose "
@@ -206,8 +208,12 @@ def markdown(res: dict) -> str:
     for no, r in res["by_lecture"].items():
         lines.append(f"- L{no}: {r['starts_s']} {r['titles']} — reference {r['reference_starts_s']}\n")
     sw = res["sweep"]
-    lines.append(f"\nLeave-one-lecture-out over depth × minimum segments: held-out Pk {sw['held_out_pk']:.3f} ± "
-                 f"{sw['held_out_pk_sd']:.3f}; chosen {[f['chosen'] for f in sw['leave_one_lecture_out']]}.\n")
+    lines.append("\n| TextTiling block | seconds per chapter | Pk | F1 | chapters |\n|---|---|---|---|---|\n")
+    lines += [f"| {g['block']} | {g['per_chapter_s'] or 'no budget'} | {g['pk']:.3f} | {g['f1']:.2f} | {g['chapters']} |\n"
+              for g in sw["grid"]]
+    lines.append(f"\nLeave-one-lecture-out over that grid (best F1 on two lectures, scored on the third): Pk "
+                 f"{sw['held_out']['pk']:.3f} ± {sw['held_out_pk_sd']:.3f}, F1 {sw['held_out']['f1']:.2f}; chosen "
+                 f"{[f['chosen'] for f in sw['leave_one_lecture_out']]} (block, seconds per chapter).\n")
     return "".join(lines)
 
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from services.index.chapters import chapter_boundaries, chapter_title, make_chapters
+from services.index.chapters import chapter_boundaries, chapter_budget, chapter_title, make_chapters
 from services.index.core import Segment, Sentence
 
 
@@ -30,6 +30,16 @@ def test_chapters_never_shorter_than_min_segments():
     starts = chapter_boundaries(vecs, min_segments=3)
     bounds = starts + [20]
     assert starts[0] == 0 and all(b - a >= 3 for a, b in zip(bounds, bounds[1:]))
+
+
+def test_the_budget_keeps_the_deepest_shifts_and_grows_with_the_lecture():
+    rng = np.random.default_rng(3)
+    topics = [_unit(rng.normal(size=16)) for _ in range(6)]
+    vecs = np.stack([_unit(topics[i // 5] + 0.1 * rng.normal(size=16)) for i in range(30)])
+    assert chapter_boundaries(vecs) == [0, 5, 10, 15, 20, 25]
+    three = chapter_boundaries(vecs, max_chapters=3)
+    assert len(three) == 3 and set(three) < {0, 5, 10, 15, 20, 25}
+    assert [chapter_budget(s) for s in (60, 240, 1800, 3180, 7200)] == [1, 2, 3, 6, 12]
 
 
 def test_title_is_the_distinctive_phrase():
@@ -125,3 +135,14 @@ def test_a_short_lecture_with_slides_is_chaptered_at_its_slides_within_a_budget(
     starts = [c.start_s for c in make_chapters(short, svecs, ssent, slide_titles=titled)]
     bounds = starts + [short[-1].end_s]
     assert all(b - a >= 30 for a, b in zip(bounds, bounds[1:])), starts
+
+
+def test_chapters_share_no_second_when_passages_share_a_sentence():
+    sents = [Sentence(60.0 * i, 60.0 * i + 58, f"topic {i // 3} sentence number {i} here is a longer line") for i in range(12)]
+    segs = [Segment(s.start_s, s.end_s + 6.0, [s]) for s in sents]  # each passage runs into the next
+    rng = np.random.default_rng(4)
+    topics = [_unit(rng.normal(size=16)) for _ in range(4)]
+    vecs = np.stack([_unit(topics[i // 3 if i < 6 else 1 + i // 6] + 0.05 * rng.normal(size=16)) for i in range(12)])
+    chapters = make_chapters(segs, vecs, [v[None, :] for v in vecs])
+    assert len(chapters) >= 2
+    assert all(a.end_s == b.start_s for a, b in zip(chapters, chapters[1:]))
