@@ -42,6 +42,15 @@ WORDS_PER_S, SPARE_WORDS = 10, 50
 MAX_WORD_CHARS = 500  # longer than any word or URL a lecture says; a longer run of letters is not speech
 
 
+class TooLong(ValueError):
+    """Captions whose words run past the limit given to :func:`parse_captions`; ``end_s``: where the
+    words had got to (seconds) when it stopped."""
+
+    def __init__(self, end_s: float, message: str | None = None):
+        super().__init__(message or f"The captions run past {clock(end_s)}.")
+        self.end_s = end_s
+
+
 def _bad_timing(raw: str) -> str | None:
     """The first cue timing line that is not valid (webvtt-py skips such a cue without a word), as
     "line N: ..."; None when all are valid. A timing line is a line holding ``-->`` that opens a
@@ -71,12 +80,19 @@ def _check_cue(start: float, end: float, tokens: list[str]) -> None:
                          f"({longest[:20]!r}…); a caption's words are at most {MAX_WORD_CHARS}.")
 
 
-def _read_cues(path: Path) -> list[tuple[float, float, str]]:
+CUES_PER_S = 5  # word-by-word captions show about 3 cues a second of speech; more is not captions
+
+
+def _read_cues(path: Path, max_cues: int | None = None) -> list[tuple[float, float, str]]:
     """The cues of a WebVTT or SRT file as ``(start_s, end_s, text)`` in start order, its refused
-    characters removed. Raises ``ValueError`` (see :func:`parse_captions`)."""
+    characters removed. Raises ``ValueError`` (see :func:`parse_captions`), and :class:`TooLong`
+    (at 0 s) when the file has more than ``max_cues`` timing lines, counted before any is parsed."""
     import webvtt
 
     raw = _decode(path.read_bytes()).replace("\r\n", "\n")
+    if max_cues is not None and raw.count("-->") > max_cues:
+        raise TooLong(0.0, f"The captions hold more than {max_cues} cues, more than {CUES_PER_S} a second "
+                           "of the longest lecture allowed; these are not captions of a lecture.")
     # control and text-direction characters never reach a transcript (lecturecopilot.text's rule:
     # "\u202egnp.exe" would show as "exe.png" in answers and exports); line breaks and tabs stay
     raw = "".join(c for c in raw if not refused(c, multiline=True))
@@ -96,7 +112,7 @@ def _read_cues(path: Path) -> list[tuple[float, float, str]]:
                    for c in captions), key=lambda c: (c[0], c[1]))
 
 
-def parse_captions(path: Path) -> list[Word]:
+def parse_captions(path: Path, *, max_end_s: float | None = None) -> list[Word]:
     """Words of a WebVTT or SRT file, each cue's duration spread over its words by length.
 
     Cues are taken in start order. Overlapping cues are laid end to end (a cue starts no earlier
@@ -107,9 +123,12 @@ def parse_captions(path: Path) -> list[Word]:
     Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
     (``00:00:99,000 --> xx``: webvtt-py would drop that cue silently), has no cue with text, has a
     cue that ends before it starts, or one holding more words than its time could
-    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`) or a word over :data:`MAX_WORD_CHARS` characters.
+    (:data:`WORDS_PER_S`, :data:`SPARE_WORDS`) or a word over :data:`MAX_WORD_CHARS` characters, and
+    (:class:`TooLong`) as soon as the words placed run past ``max_end_s`` seconds, or before parsing when
+    the file holds more than :data:`CUES_PER_S` cues a second of ``max_end_s``: a file of hundreds of
+    thousands of empty-timed cues is refused before it is turned into millions of words.
     """
-    cues = _read_cues(path)
+    cues = _read_cues(path, None if max_end_s is None else int(CUES_PER_S * max_end_s) + SPARE_WORDS)
     words: list[Word] = []
     prev_lines: list[str] = []
     cursor = 0.0  # end of the last word placed: later cues never go back before it
@@ -136,6 +155,8 @@ def parse_captions(path: Path) -> list[Word]:
             words.append(Word(round(t, 3), round(t + span, 3), tok))
             t += span
         cursor = words[-1].end_s
+        if max_end_s is not None and cursor > max_end_s:
+            raise TooLong(cursor)
     if not words:
         raise ValueError("The captions file has no text.")
     return words

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import BinaryIO, Callable
 
 from lecturecopilot import bus, media
-from lecturecopilot.captions import parse_captions
+from lecturecopilot.captions import TooLong, parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.labels import clock
 from lecturecopilot.points import PointWriter
@@ -215,11 +215,15 @@ def _store_captions(settings: Settings, store: MediaStore, captions: Upload, lec
     or ones that run past the video or the length limit."""
     cpath = store.lecture_dir(lecture_id) / ("captions" + Path(captions.filename).suffix.lower())
     _save(captions, cpath, 50 * 1024 * 1024)
+    limit = min(settings.max_duration_s, duration + CAPTIONS_PAST_END_S) if duration else settings.max_duration_s
     try:
-        words = parse_captions(cpath)
+        last_s = parse_captions(cpath, max_end_s=limit)[-1].end_s  # the end of the last cue (laid end to end)
+    except TooLong as e:
+        if not e.end_s:  # refused by its number of cues
+            raise IngestError(str(e), status=422, code="unprocessable_captions") from e
+        last_s = e.end_s  # stopped at the first cue past the limit: the messages below say which one
     except ValueError as e:
         raise IngestError(str(e), status=422, code="unprocessable_captions") from e
-    last_s = words[-1].end_s  # the end of the last cue (parse_captions lays cues end to end)
     if last_s > settings.max_duration_s:
         raise IngestError(f"The captions run to {clock(last_s)}; the limit for a lecture is "
                           f"{settings.max_duration_s / 3600:.1f} h.", status=422, code="unprocessable_captions")

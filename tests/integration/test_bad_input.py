@@ -307,6 +307,12 @@ def _vtt(*cues):
      "captions run to 99:00:05; the limit for a lecture is 2.0 h"),
     ([("00:00:00.000", "99:00:00.000", "hello")], "captions run to 99:00:00; the limit"),  # one very long cue
     ([("00:00:05.000", "00:00:02.000", "This cue ends before it starts.")], "A cue ends before it starts (0:05 → 0:02)"),
+    # cues of no time, 50 words each, lines alternating so roll-up de-duplication keeps them all: each is
+    # stretched to 2.5 s of speech, and parsing stops at the first past the limit
+    ([("00:00:01.000", "00:00:01.000", " ".join("ab"[i % 2] * 50)) for i in range(3000)],
+     "; the limit for a lecture is 2.0 h"),
+    ([("00:00:01.000", "00:00:01.000", "ab"[i % 2]) for i in range(36_100)],
+     "more than 36050 cues, more than 5 a second"),  # refused before a cue is parsed
     ([("00:00:01.000", "00:00:04.000", "Welcome."), ("00:00:99.000", "xx", "Dropped, were it not refused.")],
      "A cue's timing is not valid (line 6: '00:00:99.000 --> xx')"),
 ])

@@ -128,3 +128,18 @@ def test_an_arrow_in_an_srt_cue_s_text_is_text(tmp_path):
     f.write_text("1\n00:00:01,000 --> 00:00:04,000\nthe edge u --> v relaxes\n\n2\n00:00:04,500 --> 00:00:06,000\n"
                  "Then we go on.\n")
     assert [w.word for w in parse_captions(f)][:5] == ["the", "edge", "u", "-->", "v"]
+
+
+def test_parsing_stops_at_the_first_cue_past_the_limit(tmp_path):
+    from lecturecopilot.captions import TooLong
+
+    p = tmp_path / "bomb.vtt"
+    p.write_text("WEBVTT\n\n" + "\n\n".join(f"00:00:01.000 --> 00:00:01.000\n{' '.join('ab'[i % 2] * 50)}"
+                                            for i in range(2000)) + "\n")
+    with pytest.raises(TooLong) as e:
+        parse_captions(p, max_end_s=600)
+    assert 600 < e.value.end_s < 605  # 50 words of no time are stretched to 2.5 s each
+    assert parse_captions(p)[-1].end_s == pytest.approx(5001.0, abs=0.1)  # no limit: all of it (from 0:01)
+    p.write_text("WEBVTT\n\n" + "\n\n".join("00:00:01.000 --> 00:00:02.000\nx" for _ in range(400)) + "\n")
+    with pytest.raises(TooLong, match="more than 350 cues"):
+        parse_captions(p, max_end_s=60)
