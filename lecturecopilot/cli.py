@@ -24,7 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     mint.add_argument("--role", choices=["admin", "instructor", "student"], required=True)
     mint.add_argument("--email", required=True)
     mint.add_argument("--days", type=int, default=90, help="days the token is valid (default 90, at most 3650)")
-    revoke = sub.add_parser("revoke-tokens", help="revoke every API token of an address")
+    revoke = sub.add_parser("revoke-tokens", help="revoke every API token and browser session of an address")
     revoke.add_argument("--email", required=True)
     proc = sub.add_parser("process", help="process a lecture file through the pipeline and wait until it is ready")
     proc.add_argument("file", help=f"a video ({CONTAINERS_LABEL}) or captions (WebVTT, SRT) file")
@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         pool = db.make_pool(settings, max_size=1)
         try:
             if args.cmd == "revoke-tokens":
-                print(f"revoked {revoke_tokens(pool, args.email)} token(s) of {args.email}")
+                tokens, sessions = revoke_tokens(pool, args.email)
+                print(f"revoked {tokens} token(s) and {sessions} browser session(s) of {args.email}")
             else:
                 print(mint_token(pool, args.role, args.email, args.days))
         except ValueError as e:

@@ -49,7 +49,7 @@ def authenticate() -> None:
         return
     g.principal = None
     if "sid" in session:
-        found = db.retry_on_disconnect(accounts.session_principal)(c.pool, session.get("sid"))
+        found = db.retry_on_disconnect(accounts.session_principal)(c.pool, session.get("sid"), c.admin_emails)
         if found is not None:
             g.principal, g.csrf = found
             g.via = "session"

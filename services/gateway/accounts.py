@@ -69,7 +69,10 @@ def consume_login_token(pool: ConnectionPool, token: str) -> str | None:
 
 
 def ensure_user(pool: ConnectionPool, email: str, admin_emails: set[str] | frozenset[str]) -> str:
-    """Creates the user (role student, or admin when listed) if new; returns the current role."""
+    """Creates the user (role student, or admin when listed) if new, makes a listed one admin and an
+    admin no longer listed a student; returns the current role."""
+    if email not in admin_emails:
+        store.demote_admin(pool, email)
     return store.ensure_user(pool, email, email in admin_emails)
 
 
@@ -80,12 +83,19 @@ def create_session(pool: ConnectionPool, email: str, days: float) -> str:
     return sid
 
 
-def session_principal(pool: ConnectionPool, sid) -> tuple[Principal, str] | None:
-    """``(principal, csrf_token)`` of a live session id, else None."""
+def session_principal(pool: ConnectionPool, sid, admin_emails: frozenset[str] = frozenset()) -> tuple[Principal, str] | None:
+    """``(principal, csrf_token)`` of a live session id, else None. The admin role is LC_ADMIN_EMAILS':
+    an admin whose address is no longer listed is a student again from this request on."""
     if not isinstance(sid, str) or not sid:
         return None
     row = store.session_user(pool, _sha(sid))
-    return (Principal(row["role"], row["email"]), row["csrf_token"]) if row else None
+    if row is None:
+        return None
+    role = row["role"]
+    if role == "admin" and row["email"].lower() not in admin_emails:
+        store.demote_admin(pool, row["email"])
+        role = "student"
+    return Principal(role, row["email"]), row["csrf_token"]
 
 
 def end_session(pool: ConnectionPool, sid) -> None:

@@ -47,13 +47,15 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
     return token
 
 
-def revoke_tokens(pool: ConnectionPool, email: str) -> int:
-    """Revokes every API token of ``email`` at once (the next request with one is anonymous);
-    returns how many there were. The address is normalised as :func:`mint_token` stores it (an
-    internationalised domain in its ASCII form: "zed@bücher.example" revoked nothing)."""
+def revoke_tokens(pool: ConnectionPool, email: str) -> tuple[int, int]:
+    """Revokes every API token and ends every browser session of ``email`` at once (the next request
+    with one is anonymous); returns how many of each there were. The address is normalised as
+    :func:`mint_token` stores it (an internationalised domain in its ASCII form: "zed@bücher.example"
+    revoked nothing)."""
     from .accounts import normal_email
 
-    return store.delete_api_tokens(pool, normal_email(email) or email.strip())
+    email = normal_email(email) or email.strip()
+    return store.delete_api_tokens(pool, email), store.delete_sessions_of(pool, email)
 
 
 def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:

@@ -288,6 +288,18 @@ def delete_api_tokens(pool: ConnectionPool, email: str) -> int:
         return conn.execute("DELETE FROM api_tokens WHERE email=%s", (email.lower(),)).rowcount
 
 
+def delete_sessions_of(pool: ConnectionPool, email: str) -> int:
+    """Ends every web session of ``email`` (lower-cased, as stored); how many there were."""
+    with pool.connection() as conn:
+        return conn.execute("DELETE FROM web_sessions WHERE lower(email)=%s", (email.lower(),)).rowcount
+
+
+def demote_admin(pool: ConnectionPool, email: str) -> None:
+    """An ``admin`` user no longer listed in LC_ADMIN_EMAILS becomes a ``student`` again."""
+    with pool.connection() as conn:
+        conn.execute("UPDATE users SET role='student' WHERE email=%s AND role='admin'", (email,))
+
+
 def count_use(conn, key: str, window) -> int:
     """Adds one to the ``(key, window start)`` counter (atomically: concurrent adds serialise on the
     row) and returns the new count; inside the caller's transaction on ``conn``."""

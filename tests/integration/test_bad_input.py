@@ -253,7 +253,7 @@ def test_a_token_stops_working_when_it_expires_or_is_revoked(stack):
 
     out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "T2@example.edu"],
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
-    assert out.returncode == 0 and "revoked 1 token" in out.stdout, (out.stdout, out.stderr)
+    assert out.returncode == 0 and "revoked 1 token(s) and 0 browser session(s)" in out.stdout, (out.stdout, out.stderr)
     assert creates(other) == 401 and creates(kept) == 201  # only that address's tokens
     out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "zed@bücher.example"],
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)

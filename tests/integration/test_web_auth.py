@@ -99,3 +99,30 @@ def test_instructor_access_requested_and_approved_or_denied(stack, smtp_sink):
     # an instructor token-holder asking again is told so
     inst = mint(stack, "instructor", "tok-inst@example.edu")
     assert requests.post(f"{stack.base}/api/role-requests", json={}, headers=inst, timeout=10).status_code == 409
+
+
+def test_an_admin_no_longer_listed_is_a_student_and_revoking_ends_browser_sessions(stack, smtp_sink):
+    """The probe: an admin removed from LC_ADMIN_EMAILS stayed admin in every session, and
+    ``revoke-tokens`` left browser sessions alone (14 days)."""
+    import subprocess
+    import sys
+
+    from lecturecopilot import db
+    from lecturecopilot.stack import service_env
+
+    s = sign_in(stack.base, smtp_sink, "was-admin@example.edu")
+    pool = db.make_pool(stack.settings, max_size=1)
+    try:  # as if the address had been listed when this user last signed in
+        with pool.connection() as conn:
+            conn.execute("UPDATE users SET role='admin' WHERE email='was-admin@example.edu'")
+    finally:
+        pool.close()
+    assert s.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "student"
+    assert s.get(f"{stack.base}/api/role-requests", timeout=10).status_code == 403
+    listed = sign_in(stack.base, smtp_sink, "admin@example.edu")  # LC_ADMIN_EMAILS of the test stack
+    assert listed.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "admin"
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "Was-Admin@example.edu"],
+                         capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
+    assert "revoked 0 token(s) and 1 browser session(s)" in out.stdout, (out.stdout, out.stderr)
+    assert s.get(f"{stack.base}/api/me", timeout=10).json()["signed_in"] is False
+    assert listed.get(f"{stack.base}/api/me", timeout=10).json()["signed_in"] is True
