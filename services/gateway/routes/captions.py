@@ -8,6 +8,8 @@ is a 409 ``not_ready``.
 
 from __future__ import annotations
 
+import functools
+
 from flask import Blueprint, Response
 
 from lecturecopilot import caption_export
@@ -24,17 +26,25 @@ bp = Blueprint("captions", __name__)
 CONTENT_TYPES = {"vtt": "text/vtt; charset=utf-8", "srt": "application/x-subrip; charset=utf-8"}
 
 
+@functools.lru_cache(maxsize=32)
+def _built(lecture_id: str, ext: str, indexed_at: str, generation: int) -> str:
+    """The captions file's text, built once per index of the lecture (``indexed_at``, ``generation``
+    are the cache key: a re-index builds it again): a 2-hour lecture's takes over a second of the
+    gateway's CPU, and anyone may ask for a public one again and again."""
+    sentences, words = store.caption_rows(ctx().pool, lecture_id)
+    cues = caption_export.build_cues(
+        [caption_export.Line(s["start_s"], s["end_s"], s["text"], s["kind"]) for s in sentences],
+        [Word(w["start_s"], w["end_s"], w["word"]) for w in words])
+    return caption_export.to_vtt(cues) if ext == "vtt" else caption_export.to_srt(cues)
+
+
 def _captions(lecture_id: str, ext: str) -> Response:
     """The captions file of a ready lecture as an attachment named after it; 404 as ``lecture_row``,
     409 ``not_ready`` before the lecture is ready."""
     r = lecture_row(lecture_id)
     if r["status"] != "ready":
         raise ApiError(409, "not_ready", f"The lecture's captions are made once it is ready (it is {r['status']}).")
-    sentences, words = store.caption_rows(ctx().pool, r["id"])
-    cues = caption_export.build_cues(
-        [caption_export.Line(s["start_s"], s["end_s"], s["text"], s["kind"]) for s in sentences],
-        [Word(w["start_s"], w["end_s"], w["word"]) for w in words])
-    body = caption_export.to_vtt(cues) if ext == "vtt" else caption_export.to_srt(cues)
+    body = _built(str(r["id"]), ext, str(r["indexed_at"]), r["generation"])
     name = caption_export.download_name(r["number"], r["title"], ext)
     return Response(body, content_type=CONTENT_TYPES[ext],
                     headers={"Content-Disposition": f'attachment; filename="{name}"'})
