@@ -56,7 +56,8 @@ def _context(settings: Settings) -> GatewayContext:
         relay_slots=threading.BoundedSemaphore(settings.upload_relays_max),
         streams=StreamSlots(settings.max_event_streams, settings.max_event_streams_person),
         videos=StreamSlots(settings.max_video_streams, settings.max_video_streams_person,
-                           "Too many videos are being sent at once; retry in a moment.", retry_after_s=2),
+                           "Too many videos are being sent at once; retry in a moment.", retry_after_s=2,
+                           signed_out=max(1, settings.max_video_streams // 2)),
         mail=functools.partial(send_mail, settings), media=MediaStore.from_settings(settings))
 
 

@@ -34,22 +34,30 @@ _PROGRESS_FULL = ("Too many live progress streams are open; poll GET /api/lectur
 class StreamSlots:
     """Caps long responses that each hold a thread while they are written — live progress streams
     (SSE), video bodies: at most ``total`` at once in the process and ``per_person`` per person
-    (:func:`.access.person`: the account, else the client's address)."""
+    (:func:`.access.person`: the account, else the client's network), and signed-out people together
+    at most ``signed_out`` (None: no share of their own), so visitors who never sign in can't take
+    every slot from the course's own students."""
 
-    def __init__(self, total: int, per_person: int, full: str = _PROGRESS_FULL, retry_after_s: int = 5):
+    def __init__(self, total: int, per_person: int, full: str = _PROGRESS_FULL, retry_after_s: int = 5,
+                 signed_out: int | None = None):
         self._slots = threading.BoundedSemaphore(total)
-        self._per_person = per_person
+        self._per_person, self._signed_out_cap = per_person, signed_out
         self._of: dict[str, int] = {}
+        self._signed_out = 0
         self._lock = threading.Lock()
         self._full, self._retry = full, retry_after_s
 
-    def take(self, who: str) -> Callable[[], None]:
+    def take(self, who: str, signed_in: bool = True) -> Callable[[], None]:
         """Reserves a slot for person ``who``; returns its (idempotent) release. Raises ApiError
-        429 ``too_many_streams`` (``Retry-After``) when the person or the process is at its cap."""
+        429 ``too_many_streams`` (``Retry-After``) when the person, the signed-out share (for a
+        person not ``signed_in``) or the process is at its cap."""
+        anonymous = not signed_in and self._signed_out_cap is not None
         with self._lock:
-            if self._of.get(who, 0) >= self._per_person or not self._slots.acquire(blocking=False):
+            if (self._of.get(who, 0) >= self._per_person or (anonymous and self._signed_out >= self._signed_out_cap)
+                    or not self._slots.acquire(blocking=False)):
                 raise ApiError(429, "too_many_streams", self._full, headers={"Retry-After": str(self._retry)})
             self._of[who] = self._of.get(who, 0) + 1
+            self._signed_out += anonymous
         released = threading.Event()
 
         def release() -> None:
@@ -58,6 +66,7 @@ class StreamSlots:
                     return
                 released.set()
                 self._of[who] -= 1
+                self._signed_out -= anonymous
                 if not self._of[who]:
                     del self._of[who]
                 self._slots.release()

@@ -153,6 +153,16 @@ def test_video_bodies_one_client_holds_are_capped_and_the_site_keeps_answering(s
         assert r.status_code == 429 and r.json()["error"]["code"] == "too_many_streams", (r.status_code, size)
         assert r.headers["Retry-After"] == "2"
         assert requests.get(f"{stack.base}/healthz", timeout=5).status_code == 200
+        # the probe's second round: another address takes the next 3 and no one could watch. Signed-out
+        # people share half the slots (3), so a second address is refused, a signed-in student is not
+        other = socket.create_connection(("127.0.0.1", stack.settings.gateway_port), timeout=10,
+                                         source_address=("127.0.0.2", 0))
+        with other:
+            other.sendall(f"GET /api/lectures/{lecture['lecture_id']}/video HTTP/1.1\r\nHost: x\r\n"
+                          "Range: bytes=0-99\r\nConnection: close\r\n\r\n".encode())
+            assert other.recv(64).split(b" ")[1] == b"429"
+        r = requests.get(url, headers={**stack.admin, "Range": "bytes=0-99"}, timeout=10)
+        assert r.status_code == 206 and len(r.content) == 100
     finally:
         for s in socks:
             s.close()
