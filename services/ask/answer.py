@@ -251,7 +251,7 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
         # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
         ans.reason = "no_lectures"
         yield write.AnswerSentence(NO_LECTURES_TEXT, [])
-    elif from_outline := outline.answer(question, lectures, locate):
+    elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
         ans.outcome.writer = "outline"
         yield from from_outline
     else:

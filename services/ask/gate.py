@@ -52,13 +52,21 @@ _FRAMING = re.compile(
     r"(?:\s+(?:to|for) me)?(?:\s+(?:please|briefly|simply|again))?[\s,:]+(?=\S)", re.IGNORECASE)
 
 
+# "What does AIMD stand for?", "what does amortized mean?": a definition asked for in words the lecture
+# never says ("stand", "mean"), which sank the coverage of a question whose one topic word it does say
+_DEFINITION = re.compile(r"^\s*what\s+(?P<verb>does|do)\s+(?:the\s+(?:term|word|acronym|abbreviation|name)\s+)?"
+                         r"(?P<term>\S.{0,80}?)\s+(?:stand\s+for|mean|refer\s+to)\s*[?.!]*\s*$", re.IGNORECASE)
+
 _POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you)(?=\W*$)", re.IGNORECASE)
 
 
 def request_topic(question: str) -> str:
     """``question`` without its request framing: "Explain chaining." → "chaining.", "can you tell
-    me about radix sort?" → "radix sort?", "Explain how chaining works" → "how chaining works";
-    anything else unchanged. Never empty: a message that is only framing stays as it is."""
+    me about radix sort?" → "radix sort?", "Explain how chaining works" → "how chaining works",
+    "What does AIMD stand for?" → "What is AIMD?"; anything else unchanged. Never empty: a message
+    that is only framing stays as it is."""
+    if m := _DEFINITION.match(question):
+        return f"What {'are' if m.group('verb').lower() == 'do' else 'is'} {m.group('term')}?"
     rest = _FRAMING.sub("", question.strip(), count=1).strip()
     if rest != question.strip():
         rest = re.sub(r"\s+(?:to|for) me(?=\W*$)", "", rest)  # "explain radix sort to me?"

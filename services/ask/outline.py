@@ -81,6 +81,23 @@ def asks_for_outline(question: str) -> int | None:
     return None if any(not common_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", rest)) else n
 
 
+_OUTLINE_NOUN = re.compile(r"\b(?:chapters?|sections?|outline|overview|summar(?:y|i[sz]e)|contents?|agenda|topics?)\b", re.I)
+_SCOPE_WORDS = re.compile(rf"\b(?:{_NAMED[3:-1]}|lectures|videos|classes|course|today'?s?)\b", re.I)
+
+
+def asks_for_unnamed_outline(question: str) -> bool:
+    """True when ``question`` asks for an outline without naming a lecture ("What are the chapters?",
+    "Give me an outline of the lecture", "summarize this video"): an outline word
+    (:data:`_OUTLINE_NOUN`) and otherwise only very common words and words for a lecture or the course.
+    "What are the parts of a hash function?" names a topic, so it is not one."""
+    from .gate import common_word
+
+    if lecture_ref(question) is not None or not _OUTLINE_NOUN.search(question) or _WHICH.search(question):
+        return False
+    rest = _SCOPE_WORDS.sub(" ", _OUTLINE_NOUN.sub(" ", question))
+    return not any(not common_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", rest))
+
+
 _SLIDE_LIKE = re.compile(r"^[^.?!:]{1,60}: |; ")  # "Hashing: item; item." is a slide's text, no summary
 
 
@@ -150,10 +167,12 @@ def _where_taught(m: re.Match, ready: list[LectureInfo],
 
 
 def answer(question: str, lectures: list[LectureInfo],
-           locate: Callable[[str], tuple[str, float] | None]) -> list[AnswerSentence] | None:
+           locate: Callable[[str], tuple[str, float] | None], scope: str = "") -> list[AnswerSentence] | None:
     """Sentences answering an outline question, or None when ``question`` isn't one.
 
     ``locate(topic)`` returns (lecture_id, t_s) where the course teaches ``topic``, or None.
+    ``scope``: the lecture the question is asked in ("" for the whole course): an outline asked for
+    without naming a lecture is that lecture's, or the only lecture's, else the course's topics.
     """
     ready = sorted(lectures, key=lambda l: l.number)
     if not ready:
@@ -171,6 +190,9 @@ def answer(question: str, lectures: list[LectureInfo],
     n = asks_for_outline(question)
     if n is not None:
         return lecture_outline(by_number[n]) if n in by_number else _no_such_lecture(n, ready)
+    if asks_for_unnamed_outline(question):
+        one = [l for l in ready if l.id == scope] or (ready if len(ready) == 1 else [])
+        return lecture_outline(one[0]) if one else _course_topics(ready)
     if _TOPICS.search(question):
         return _course_topics(ready)
     m = _HOW_LONG.search(question)

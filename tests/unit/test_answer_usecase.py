@@ -293,6 +293,18 @@ def test_policy_outline_and_exam_prep_replies(store):
     assert quiz.sentences[0].text.startswith("Lecture 1, “Hashing”, has 4 practice questions on hashing")
 
 
+def test_a_lecture_without_practice_questions_points_to_where_it_teaches_the_topic(store):
+    """A newcomer's "quiz me on slow start" got "has no practice questions yet; start from the
+    beginning" cited at 0:00, although none could ever be written and the lecture teaches it at 0:41."""
+    store.practice = {}
+    _, quiz = ask(store, "Quiz me on chaining")
+    assert quiz.writer == "exam_prep" and _cites(quiz) == [(HASHING, 40.0)], _cites(quiz)
+    assert quiz.sentences[0].text == ("Lecture 1, “Hashing”, has no practice questions (none could be written from "
+                                      "it); it teaches this around 0:40.")
+    _, bare = ask(store, "Quiz me")
+    assert _cites(bare) == [(HASHING, 0.0)] and bare.sentences[0].text.endswith("start from the beginning of the lecture.")
+
+
 def test_requests_are_checked_before_any_work(store):
     assert check_request(store, A, "", "  what   is chaining? ") == (A, None, "what is chaining?")
     with pytest.raises(NotFound, match="Unknown course"):

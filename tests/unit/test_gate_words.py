@@ -25,6 +25,11 @@ from services.ask.gate import request_topic, topic_words
     ("compare chaining and open addressing", "chaining and open addressing"),
     ("explain", "explain"),                          # only framing: kept
     ("describe   ", "describe"),
+    ("What does AIMD stand for?", "What is AIMD?"),  # a definition asked in words lectures don't say
+    ("what does the acronym RTO stand for", "What is RTO?"),
+    ("What do the leaves stand for?", "What are the leaves?"),
+    ("What does amortized mean?", "What is amortized?"),
+    ("What does it mean for a sort to be stable?", "What does it mean for a sort to be stable?"),
 ])
 def test_request_framing_is_removed(question, topic):
     assert request_topic(question) == topic

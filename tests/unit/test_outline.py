@@ -55,6 +55,27 @@ def test_a_topic_asked_of_a_lecture_is_not_an_outline_question(q):
     assert answer(q, OUTLINED, lambda t: None) is None
 
 
+@pytest.mark.parametrize("q", ["What are the chapters?", "Give me an outline of the lecture", "summarize this video",
+                               "what's the agenda for today?"])
+def test_an_outline_asked_without_a_lecture_number_is_of_the_lecture_in_scope_or_of_the_course(q):
+    """A newcomer's "What are the chapters?" was declined in a course of one lecture."""
+    from services.ask.outline import answer
+
+    scoped = answer(q, OUTLINED, lambda t: None, scope="b")
+    assert scoped and "Linear Sorting" in scoped[0].text and [s.cites[0].t_s for s in scoped[1:]] == [0.0, 1063.2]
+    only = answer(q, OUTLINED[:1], lambda t: None)
+    assert only and "Sets and Sorting" in only[0].text and "2 chapters" in only[0].text
+    course = answer(q, OUTLINED, lambda t: None)
+    assert [s.cites[0].lecture_id for s in course] == ["a", "b"] and "covers Introduction" in course[0].text
+
+
+@pytest.mark.parametrize("q", ["What are the parts of a hash function?", "summary of hashing", "outline the proof of the bound"])
+def test_an_outline_word_with_a_topic_is_a_question_about_the_topic(q):
+    from services.ask.outline import answer
+
+    assert answer(q, OUTLINED[:1], lambda t: None) is None
+
+
 def test_a_lecture_the_course_does_not_have_is_named_as_such():
     from services.ask.outline import answer
 

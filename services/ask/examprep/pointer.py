@@ -3,6 +3,8 @@ practice questions of the lecture that teaches the topic, cited at that lecture'
 
 from __future__ import annotations
 
+from lecturecopilot.labels import clock
+
 from .. import outline, retrieve, spelling, write
 from ..locate import Locate
 from ..ports import AskPorts
@@ -32,12 +34,18 @@ def pointer(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str,
         return None
     n = ports.store.practice_questions(target.id, ports.embed)
     about = f" on {topic}" if topic else ""
-    text = (f"Lecture {target.number}, “{target.title}”, has {n} practice question{'s' if n != 1 else ''}{about}: "
+    if n:
+        return write.AnswerSentence(
+            f"Lecture {target.number}, “{target.title}”, has {n} practice question{'s' if n != 1 else ''}{about}: "
             f"open its exam-prep questions to test yourself, each explained with the moment of the lecture it "
-            f"comes from." if n else
-            f"Lecture {target.number}, “{target.title}”, {'teaches this, but it ' if topic else ''}has no practice "
-            f"questions yet; start from the beginning of the lecture.")  # "this" only for a topic asked about
-    return write.AnswerSentence(text, [write.Cite(target.id, target.number, 0.0)])
+            f"comes from.", [write.Cite(target.id, target.number, 0.0)])
+    # none could be written from it (too little said in checkable sentences): where to study instead
+    at = locate(topic) if topic else None
+    t_s = at[1] if at and at[0] == target.id else 0.0
+    where = (f"it teaches this around {clock(t_s)}" if topic and t_s else
+             "it teaches this" if topic else "start from the beginning of the lecture")
+    return write.AnswerSentence(f"Lecture {target.number}, “{target.title}”, has no practice questions (none "
+                                f"could be written from it); {where}.", [write.Cite(target.id, target.number, t_s)])
 
 
 def _teaching(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str, lectures: dict,
