@@ -155,7 +155,7 @@ def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: l
     title, :func:`slide_boundaries`), a title — the slide
     on screen longest in the chapter (:func:`slide_chapter_title`), else an extractive one
     (:func:`chapter_title`) — and the ``bullets`` sentences closest to the chapter's centroid (at
-    least 6 words each), in lecture order. ``slide_titles``: ``(start_s, title)`` of the slides. A
+    least 6 words each, spoken ones: a slide's text only when nothing spoken qualifies), in lecture order. ``slide_titles``: ``(start_s, title)`` of the slides. A
     chapter ends where the next begins (two passages may share a sentence, two chapters share no second)."""
     import re as _re
 
@@ -178,6 +178,8 @@ def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: l
             for sent, vec in zip(segments[si].sentences, sent_vecs_by_segment[si]):
                 if len(sent.text.split()) >= 6 and not sent.text.endswith("?"):
                     cands.append((float(vec @ centroid), sent))
+        # what was said sums a chapter up; a slide's "Title: item; item" only when nothing was
+        cands = [c for c in cands if c[1].kind != "slide"] or cands
         cands.sort(key=lambda x: -x[0])
         chosen = sorted((s for _, s in cands[:bullets]), key=lambda s: s.start_s)
         end_s = min(segments[b - 1].end_s, segments[b].start_s) if b < len(segments) else segments[b - 1].end_s

@@ -146,3 +146,16 @@ def test_chapters_share_no_second_when_passages_share_a_sentence():
     chapters = make_chapters(segs, vecs, [v[None, :] for v in vecs])
     assert len(chapters) >= 2
     assert all(a.end_s == b.start_s for a, b in zip(chapters, chapters[1:]))
+
+
+def test_a_chapter_is_summed_up_by_what_was_said_not_by_its_slide():
+    said = [Sentence(10.0 * i, 10.0 * i + 9, f"we now look at how the window grows in step {i} here") for i in range(3)]
+    slide = Sentence(0.0, 0.0, "Why congestion control?: Flow control: receiver window; Collapse in 1986", kind="slide")
+    rng = np.random.default_rng(5)
+    t = _unit(rng.normal(size=16))
+    segs = [Segment(0.0, 29.0, [slide] + said)]
+    vecs = [np.stack([t] + [_unit(t + 0.5 * rng.normal(size=16)) for _ in said])]  # the slide is the most central
+    [chapter] = make_chapters(segs, np.stack([t]), vecs)
+    assert chapter.bullets == [s.text for s in said]
+    [only] = make_chapters([Segment(0.0, 0.0, [slide])], np.stack([t]), [np.stack([t])])
+    assert only.bullets == [slide.text]  # nothing said: the slide it is
