@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -144,7 +144,8 @@ class Settings(BaseSettings):
     mail_from: str = "Lecture Copilot <noreply@localhost>"
     operator_email: str | None = Field(default=None, description="Where the contact form sends mail; also gets the "
                                        "ready/failed notices of courses without an owner's address.")
-    public_url: str = Field(default="http://127.0.0.1:8080", description="Base URL used in links inside mails.")
+    public_url: str = Field(default="", description="Base URL used in links inside mails; unset: "
+                            "http://127.0.0.1:<LC_GATEWAY_PORT>.")
 
     # Web product: sessions, sign-in links, limits (see services/gateway/). Counts per day/hour are
     # fixed windows counted atomically in Postgres; people are a keyed hash of account or IP.
@@ -178,6 +179,14 @@ class Settings(BaseSettings):
     search_limit_user: int = Field(default=600, description="Searches a day across all courses for a signed-in user.")
     feedback_limit: int = Field(default=60, description="Answer ratings an hour per person (one rating per answer "
                                 "per person is kept; a new one replaces it).")
+
+    @model_validator(mode="after")
+    def _public_url_follows_the_port(self) -> "Settings":
+        """Unset ``LC_PUBLIC_URL`` is the gateway on this machine at its port (a stack on another port
+        mailed links to 8080)."""
+        if not self.public_url:
+            self.public_url = f"http://127.0.0.1:{self.gateway_port}"
+        return self
 
     @property
     def media_dir(self) -> Path:

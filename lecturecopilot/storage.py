@@ -12,6 +12,8 @@ a local file (after confining it to the lecture's own folder). Rows keep the val
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 import uuid
 from contextlib import contextmanager
@@ -19,6 +21,8 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from .settings import Settings
+
+log = logging.getLogger(__name__)
 
 
 class UnsafeMediaURI(ValueError):
@@ -41,11 +45,18 @@ def lecture_uuid(lecture_id: str) -> str:
 
 
 class MediaStore:
-    """Stores lecture media under ``root/lectures/<lecture_id>/``."""
+    """Stores lecture media under ``root/lectures/<lecture_id>/``. The folder is its owner's alone
+    (0700, when this process owns it): a private course's videos and captions are not for every user
+    of a shared machine (a probe read them all, files 0644 under 0755 folders)."""
 
     def __init__(self, root: Path):
         self.root = root
-        self.root.mkdir(parents=True, exist_ok=True)
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        try:
+            if self.root.stat().st_uid == os.getuid() and self.root.stat().st_mode & 0o077:
+                self.root.chmod(0o700)
+        except OSError as e:  # a read-only mount (the gateway's in Kubernetes): its volume decides
+            log.debug("media folder %s keeps its mode: %s", self.root, e)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> "MediaStore":
