@@ -163,6 +163,8 @@ def test_transcript_text_never_makes_extra_cues(stack, world, tmp_path):
         c.execute("UPDATE sentences SET text=%s WHERE lecture_id=%s AND idx=%s", ("placeholder", lid, saved[0][0]))
         for k, text in enumerate(HOSTILE_TEXT):
             c.execute("UPDATE sentences SET text=%s WHERE lecture_id=%s AND idx=%s", (text, lid, saved[k][0]))
+        # as a re-index would (the only way sentences change): the gateway builds a lecture's export once per index
+        c.execute("UPDATE lectures SET indexed_at=clock_timestamp() WHERE id=%s", (lid,))
         rows = c.execute("SELECT start_s, end_s, text, kind FROM sentences WHERE lecture_id=%s ORDER BY idx",
                          (lid,)).fetchall()
         words = c.execute("SELECT start_s, end_s, word FROM transcript_words WHERE lecture_id=%s ORDER BY idx",
