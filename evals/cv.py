@@ -339,6 +339,8 @@ def main() -> None:
     parser.add_argument("--extra", action="store_true", help="also collect the prototype lists of evals/cv_extra.py")
     parser.add_argument("--phonetic", action="store_true",
                         help="also collect the phonetic-key lists of evals/cv_phonetic.py")
+    parser.add_argument("--proximity", action="store_true",
+                        help="also collect the term-proximity lists of evals/cv_proximity.py")
     args = parser.parse_args()
     extra, suffix = None, ""
     if args.extra:
@@ -347,6 +349,9 @@ def main() -> None:
     elif args.phonetic:
         from evals.cv_phonetic import phonetic_lists as extra
         suffix = "-phonetic"
+    elif args.proximity:
+        from evals.cv_proximity import proximity_lists as extra
+        suffix = "-proximity"
     rows: list[QuestionLists] = []
     for name in args.questions.split(","):
         if name == "sealed":
