@@ -16,19 +16,14 @@ b 0.75, IDF and mean length from the course's passages):
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from functools import lru_cache
 
 import jellyfish
-import numpy as np
 
+from evals.cv_bm25 import bm25_list, course_bags
 from services.ask.chargrams import grams
-from services.ask.search_index import Hit
-
-K1, B = 1.2, 0.75
-_state: dict = {}
 
 
 @lru_cache(maxsize=65536)
@@ -46,46 +41,10 @@ def _bags(text: str) -> dict[str, Counter]:
     return {"metaphone": Counter(k), "metaphone_grams": grams(" ".join(k))}
 
 
-def _course(index, course_id):
-    st = _state.get(course_id)
-    if st is None:
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
-        docs = [_bags(h.text) for h in segs]
-        st = {"segs": segs, "docs": docs, "n": len(docs)}
-        for name in ("metaphone", "metaphone_grams"):
-            df: Counter = Counter()
-            for d in docs:
-                df.update(d[name].keys())
-            st[name] = (df, sum(sum(d[name].values()) for d in docs) / max(1, len(docs)))
-        _state[course_id] = st
-    return st
-
-
-def _bm25(st, name: str, query: Counter, depth: int) -> list[Hit]:
-    df, avg = st[name]
-    scores = []
-    for d in st["docs"]:
-        doc = d[name]
-        dl = sum(doc.values()) or 1
-        s = 0.0
-        for g in query:
-            tf = doc.get(g, 0)
-            if tf:
-                idf = math.log((st["n"] - df[g] + 0.5) / (df[g] + 0.5) + 1.0)
-                s += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avg))
-        scores.append(s)
-    order = np.argsort(-np.asarray(scores))[:depth]
-    return [_hit(st["segs"][i], float(scores[i])) for i in order if scores[i] > 0]
-
-
-def _hit(h: Hit, score: float) -> Hit:
-    return Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, score)
-
-
 def phonetic_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dict:
     """``{"metaphone": [...], "metaphone_grams": [...]}`` for ``query`` in the course (``evals.cv``'s
     ``extra_lists`` hook; ``qvec`` and ``lists`` unused)."""
-    st = _course(index, course_id)
+    st = course_bags(index, course_id, _bags)
     q = _bags(query)
-    return {name: _bm25(st, name, Counter(dict.fromkeys(q[name], 1)), depth)
+    return {name: bm25_list(st, name, Counter(dict.fromkeys(q[name], 1)), depth)
             for name in ("metaphone", "metaphone_grams")}

@@ -20,19 +20,14 @@ The question's features are the pairs of its own adjacent tokens, each once.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from functools import lru_cache
 
-import numpy as np
-
+from evals.cv_bm25 import bm25_list, course_bags
 from lecturecopilot.points import bm25
-from services.ask.search_index import Hit
 
-K1, B = 1.2, 0.75
 WINDOW = 8  # Metzler & Croft 2005, unordered window
-_state: dict = {}
 
 
 @lru_cache(maxsize=65536)
@@ -51,6 +46,10 @@ def tokens(text: str) -> list[int]:
     return out
 
 
+def _bags(text: str) -> dict[str, Counter]:
+    return features(tokens(text))
+
+
 def features(toks: list[int]) -> dict[str, Counter]:
     """``{"bigram": Counter of ordered adjacent pairs, "window": Counter of unordered pairs ≤ 8 apart}``."""
     big = Counter(zip(toks, toks[1:]))
@@ -62,49 +61,13 @@ def features(toks: list[int]) -> dict[str, Counter]:
     return {"bigram": big, "window": win}
 
 
-def _course(index, course_id):
-    st = _state.get(course_id)
-    if st is None:
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
-        docs = [features(tokens(h.text)) for h in segs]
-        st = {"segs": segs, "docs": docs, "n": len(docs)}
-        for name in ("bigram", "window"):
-            df: Counter = Counter()
-            for d in docs:
-                df.update(d[name].keys())
-            st[name] = (df, sum(sum(d[name].values()) for d in docs) / max(1, len(docs)))
-        _state[course_id] = st
-    return st
-
-
-def _bm25(st, name: str, query: list, depth: int) -> list[Hit]:
-    df, avg = st[name]
-    scores = []
-    for d in st["docs"]:
-        doc = d[name]
-        dl = sum(doc.values()) or 1
-        s = 0.0
-        for g in query:
-            tf = doc.get(g, 0)
-            if tf:
-                idf = math.log((st["n"] - df[g] + 0.5) / (df[g] + 0.5) + 1.0)
-                s += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avg))
-        scores.append(s)
-    order = np.argsort(-np.asarray(scores))[:depth]
-    return [_hit(st["segs"][i], float(scores[i])) for i in order if scores[i] > 0]
-
-
-def _hit(h: Hit, score: float) -> Hit:
-    return Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, score)
-
-
 def proximity_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dict:
     """``{"bigram": [...], "window": [...]}`` for ``query`` in the course (``evals.cv``'s
     ``extra_lists`` hook; ``qvec`` and ``lists`` unused). The query's features are its adjacent
     token pairs (ordered for ``bigram``, sorted for ``window``)."""
-    st = _course(index, course_id)
+    st = course_bags(index, course_id, _bags)
     t = tokens(query)
     pairs = list(dict.fromkeys(zip(t, t[1:])))
-    return {"bigram": _bm25(st, "bigram", pairs, depth),
-            "window": _bm25(st, "window", list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs if a != b)),
+    return {"bigram": bm25_list(st, "bigram", pairs, depth),
+            "window": bm25_list(st, "window", list(dict.fromkeys((min(a, b), max(a, b)) for a, b in pairs if a != b)),
                             depth)}
