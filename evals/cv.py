@@ -302,7 +302,8 @@ def weight_grid(names: tuple[str, ...], values=(0.0, 0.5, 1.0, 1.5, 2.0)) -> np.
 
 def report(rows: list[QuestionLists], names: tuple[str, ...] = LISTS, folds: int = 5, repeats: int = 4,
            bridges: bool = True, max_overlap: float = 0.5) -> dict:
-    """For RRF and weighted fusion: the CV estimate, the in-sample best, and named fixed weightings."""
+    """For RRF and weighted fusion: the CV estimate, the in-sample best, how many of the splits gave
+    each list a weight above 0 (``splits_weighting``), and named fixed weightings."""
     covered = [q for q in rows if q.covered]
     result = {}
     for fusion in ("rrf", "weighted"):
@@ -314,6 +315,7 @@ def report(rows: list[QuestionLists], names: tuple[str, ...] = LISTS, folds: int
         result[fusion] = {"cv_mean": cv["mean"], "cv_sd": cv["sd"],
                           "in_sample_best": {"weights": dict(zip(names, grid[insample].tolist())),
                                              **metrics(rm[:, insample])},
+                          "splits_weighting": {n: int(sum(grid[c][i] > 0 for c in cv["chosen"])) for i, n in enumerate(names)},
                           "most_chosen": {"weights": dict(zip(names, grid[common].tolist())),
                                           "times": cv["chosen"].count(common), "of": len(cv["chosen"]),
                                           **metrics(rm[:, common])}}
