@@ -12,6 +12,11 @@ the body, in the worker thread and then in its main loop). Routes set their own 
 :func:`set_body_limits` before they read (uploads get minutes, JSON bodies seconds). The request line
 and headers have their own deadline (:class:`HeaderDeadlineWorker`, ``LC_HEADER_TIMEOUT_S``), and so
 does each send of the response (``LC_SEND_TIMEOUT_S``: a client that stops reading loses its connection).
+
+Each bound holds per connection, and a client can open many: :class:`~lecturecopilot.waiting.WaitSlots`
+caps how many threads one client (:func:`~lecturecopilot.waiting.client_network`) holds at once waiting
+for its bytes (a request line and headers still arriving, a body read blocked on the network, a drain of
+a body the app did not read); one more is answered 429 at once.
 """
 
 from __future__ import annotations
@@ -31,10 +36,12 @@ from gunicorn.workers.gthread import ThreadWorker
 from werkzeug.exceptions import RequestTimeout
 from werkzeug.wsgi import ClosingIterator
 
+from .waiting import TooManyWaiting, WaitSlots, body_in, client_network, headers_in, too_many_waiting
+
 _KEY = "lecturecopilot.body"
 
 
-def _write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
+def _write_json_error(sock, status_int: int, reason: str, mesg: str, headers: dict | None = None) -> None:
     """gunicorn's answer to a request it cannot parse (a Content-Length that is not a number, a
     request line over its limit: 414, too many or too large headers: 431), written before any app
     runs, as every answer of the API is: ``{"error": {"code", "message"}}`` (gunicorn writes an
@@ -47,7 +54,8 @@ def _write_json_error(sock, status_int: int, reason: str, mesg: str) -> None:
         phrase = reason.strip() or "Bad Request"
     body = json.dumps({"error": {"code": re.sub(r"\W+", "_", phrase.lower()).strip("_") or "bad_request",
                                  "message": f"{reason}: {mesg}" if mesg else reason}}).encode()
-    head = (f"HTTP/1.1 {status_int} {phrase}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+    extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+    head = (f"HTTP/1.1 {status_int} {phrase}\r\nConnection: close\r\nContent-Type: application/json\r\n{extra}"
             f"Content-Length: {len(body)}\r\n\r\n").encode("latin-1")
     gunicorn_util.write_nonblock(sock, head + body)
 
@@ -86,10 +94,19 @@ class HeaderDeadlineWorker(ThreadWorker):
     # the handshake, so this worker waits FIRST_BYTE_S and else defers at once (nothing is refused: the
     # poller hands the connection back to a thread when its bytes come, within gunicorn's keepalive).
     first_byte_s = 0.05
+    wait_slots = WaitSlots(0)  # threads one client may hold waiting for its bytes (run_wsgi sets the cap)
 
     def handle(self, conn):
         if not conn.initialized and not conn.data_ready and not conn.wait_for_data(self.first_byte_s):
             return gthread._DEFER  # to the poller, no thread held (gunicorn==27.0.1 is pinned for this)
+        key = client_network(conn.client[0] if isinstance(conn.client, tuple) else str(conn.client))
+        conn.lc_client, conn.lc_wait = key, None
+        if self.wait_slots.per_client and not headers_in(conn):  # this thread will wait for them
+            if not self.wait_slots.take(key):
+                _refuse(conn.sock, self.wait_slots.per_client)
+                conn.close = lambda graceful=False: None  # closed already
+                return False
+            conn.lc_wait = key
         timer = threading.Timer(self.header_timeout_s, _shut, (conn.sock,))
         timer.daemon = True
         conn.lc_header_timer = timer
@@ -98,17 +115,42 @@ class HeaderDeadlineWorker(ThreadWorker):
             keep = super().handle(conn)
         finally:
             timer.cancel()
+            self._headers_done(conn)
         if keep is False:  # closed here, in this thread: gunicorn closes in its main loop, lingering up to 2 s
             # for the client's FIN (RFC 9112 §9.6), and 8 clients that never closed held it 16 s, accepting nothing
             gunicorn_util.close_graceful(conn.sock, timeout=self.linger_s)
             conn.close = lambda graceful=False: None  # nothing is left for the main loop to close
         return keep
 
+    def _headers_done(self, conn) -> None:
+        """The request line and headers are in (or the parse ended): the thread no longer waits on them."""
+        key, conn.lc_wait = getattr(conn, "lc_wait", None), None
+        if key is not None:
+            self.wait_slots.give(key)
+
+    def _keepalive_after(self, conn, keepalive):
+        """gunicorn drains a body the app did not read before the connection is kept (up to 5 s, its
+        DEFAULT_WORKER_DATA_TIMEOUT, for bytes a client may never send): that wait is one more thread
+        waiting on the client, so at its share the connection is closed instead."""
+        key = getattr(conn, "lc_client", None) if getattr(conn, "lc_body_waits", False) else None
+        if not keepalive or key is None:  # no body, or all of it had arrived: the drain does not wait
+            return super()._keepalive_after(conn, keepalive)
+        if not self.wait_slots.take(key):
+            return False
+        try:
+            return super()._keepalive_after(conn, keepalive)
+        finally:
+            self.wait_slots.give(key)
+
     def handle_request(self, req, conn):
         timer = getattr(conn, "lc_header_timer", None)
         if timer is not None:  # the request line and headers are in: the deadline is met
             timer.cancel()
+        self._headers_done(conn)
         _defer_continue(req)
+        conn.lc_body_waits = bool(self.wait_slots.per_client) and not body_in(req, conn)
+        if conn.lc_body_waits:  # a read of the rest of the body waits on the same client
+            req.body.lc_wait = (self.wait_slots, conn.lc_client)
         # each send may wait this long for the client to take more (gunicorn's sockets have no timeout:
         # 16 clients that never read a video held every thread, and /healthz went unanswered for minutes);
         # a body read sets its own stall bound (BoundedBody), and the next request on the connection again this
@@ -138,6 +180,25 @@ def _defer_continue(req) -> None:
     req._expected_100_continue = False
 
 
+def _refuse(sock: socket.socket, per_client: int) -> None:
+    """429 to a connection whose client holds its share of threads waiting for bytes, before its
+    request is read, then closed at once: the bytes already in are discarded first so that the close
+    is a FIN the client reads the answer before, not a reset (a client that sends more gets one)."""
+    try:
+        sock.setblocking(False)
+        for _ in range(16):  # at most 1 MiB: a client that keeps sending gets a reset
+            if not sock.recv(65536):
+                break
+    except OSError:  # nothing more is in (BlockingIOError) or the client is gone
+        pass
+    try:
+        _write_json_error(sock, 429, "Too Many Requests", too_many_waiting(per_client), {"Retry-After": "1"})
+    except OSError:
+        pass
+    _shut(sock)
+    sock.close()
+
+
 def _shut(sock: socket.socket) -> None:
     try:
         sock.shutdown(socket.SHUT_RDWR)
@@ -146,10 +207,12 @@ def _shut(sock: socket.socket) -> None:
 
 
 def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600,
-             header_timeout_s: float = 10.0, send_timeout_s: float = 30.0) -> None:
+             header_timeout_s: float = 10.0, send_timeout_s: float = 30.0, waiting_per_client: int = 0) -> None:
     """Runs ``factory()``'s WSGI app under gunicorn: one :class:`HeaderDeadlineWorker` (gthread),
     ``threads`` threads, request line and headers due within ``header_timeout_s`` seconds, each send
-    of the response taken by the client within ``send_timeout_s`` seconds.
+    of the response taken by the client within ``send_timeout_s`` seconds, at most
+    ``waiting_per_client`` threads (0: no cap) waiting at once for one client's request line, headers
+    or body (:class:`WaitSlots`; beyond: 429 ``too_many_requests``, ``Retry-After: 1``).
 
     One worker keeps the models and pools of a process single; scale with more processes. gunicorn's
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
@@ -157,6 +220,7 @@ def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int
     """
     HeaderDeadlineWorker.header_timeout_s = header_timeout_s
     HeaderDeadlineWorker.send_timeout_s = send_timeout_s
+    HeaderDeadlineWorker.wait_slots = WaitSlots(waiting_per_client)
     _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": HeaderDeadlineWorker, "threads": threads,
                    "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
                    "loglevel": "info", "control_socket_disable": True}).run()
@@ -219,6 +283,10 @@ class BoundedBody:
             raise self._timeout()
         if self._timer is None and not self.done:
             self._start()
+        slots, key = getattr(self._inner, "lc_wait", None) or (None, "")
+        if slots is not None and not slots.take(key):  # this client holds its share of threads waiting already
+            self.drop()
+            raise TooManyWaiting(slots.per_client)
         try:
             data = fn(size)
         except (TimeoutError, socket.timeout):
@@ -227,6 +295,9 @@ class BoundedBody:
             if self.expired:
                 raise self._timeout() from None
             raise
+        finally:
+            if slots is not None:
+                slots.give(key)
         if self.expired:
             raise self._timeout()
         if self._left is not None:

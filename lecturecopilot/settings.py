@@ -111,6 +111,11 @@ class Settings(BaseSettings):
     body_timeout_s: float = Field(default=10.0, description="Longest any other request body may take to arrive.")
     header_timeout_s: float = Field(default=10.0, description="Longest a request's line and headers may take to "
                                     "arrive (gateway, ingest): a client trickling headers loses its connection.")
+    max_waiting_per_client: int | None = Field(default=None, ge=0, description="Gateway threads one client (an "
+                                               "address; an IPv6 /64) may hold at once waiting for its request's "
+                                               "line, headers or body; one more is answered 429 at once (0: no cap). "
+                                               "Unset: 4, or no cap behind a proxy (LC_PROXY_HOPS), whose one "
+                                               "address stands for every client.")
     send_timeout_s: float = Field(default=30.0, description="Longest one write of a response (a block of a file, "
                                   "a whole JSON answer) may wait for the client to take it (gateway, ingest): a "
                                   "client that stops reading (a video it never reads) loses its connection and "

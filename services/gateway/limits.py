@@ -13,32 +13,18 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from psycopg_pool import ConnectionPool
 
+from lecturecopilot.waiting import client_network
+
 from . import store
 
 HOUR_S = 3600
 DAY_S = 86400
-
-
-def client_network(ip: str | None) -> str:
-    """Who an address stands for: an IPv4 address itself, an IPv6 address's /64 (one subscriber's
-    prefix: RFC 6177 assigns a site at least a /64, and every address in it is the same client's to
-    pick), an IPv4-mapped IPv6 address as its IPv4; the text as given when it is not an address."""
-    try:
-        addr = ipaddress.ip_address(ip or "")
-    except ValueError:
-        return ip or "unknown"
-    if isinstance(addr, ipaddress.IPv6Address):
-        if addr.ipv4_mapped:
-            return str(addr.ipv4_mapped)
-        return str(ipaddress.IPv6Network(f"{addr}/64", strict=False))
-    return str(addr)
 
 
 def person_key(secret: bytes, email: str | None, ip: str | None) -> str:

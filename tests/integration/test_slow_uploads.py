@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import threading
 import time
 
@@ -19,7 +20,9 @@ pytestmark = pytest.mark.slow
 
 CHUNK_S, STALL_S, BODY_S, RELAYS = 6, 3, 3, 4
 BOUNDS = {"LC_UPLOAD_CHUNK_TIMEOUT_S": str(CHUNK_S), "LC_UPLOAD_STALL_S": str(STALL_S),
-          "LC_BODY_TIMEOUT_S": str(BODY_S), "LC_UPLOAD_RELAYS_MAX": str(RELAYS)}
+          "LC_BODY_TIMEOUT_S": str(BODY_S), "LC_UPLOAD_RELAYS_MAX": str(RELAYS),
+          "LC_MAX_WAITING_PER_CLIENT": "0"}  # these tests' clients all share 127.0.0.1: the bounds alone are tested
+WAITING = 4  # the gateway's default LC_MAX_WAITING_PER_CLIENT
 SIZE = 1000
 
 
@@ -166,9 +169,7 @@ def test_clients_trickling_headers_lose_their_connection_and_the_site_keeps_answ
     """20 connections that send a request line and then one header line a second (more than the
     gateway's 16 threads) held every thread before; with ``LC_HEADER_TIMEOUT_S`` each is dropped when
     its headers are not in by then, and a plain request meanwhile is answered."""
-    import socket
-
-    gw = Gateway(stack, {"LC_HEADER_TIMEOUT_S": "3"})
+    gw = Gateway(stack, {"LC_HEADER_TIMEOUT_S": "3", "LC_MAX_WAITING_PER_CLIENT": "0"})  # the deadline alone
     stop, socks = threading.Event(), []
     try:
         for _ in range(20):
@@ -217,8 +218,6 @@ def test_connections_that_send_nothing_hold_no_thread(stack):
     byte, and every request meanwhile waited 3-13 s behind them. Now a connection without a byte is
     handed to the poller at once: a plain request is answered while they are open, and each of them
     is still served when it does send its request."""
-    import socket
-
     socks = []
     try:
         for _ in range(40):
@@ -235,3 +234,147 @@ def test_connections_that_send_nothing_hold_no_thread(stack):
     finally:
         for s in socks:
             s.close()
+
+
+def _from(addr: str, port: int, first: bytes):
+    """A connection from loopback address ``addr`` (a second client on this machine) that has sent ``first``."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=30, source_address=(addr, 0))
+    s.sendall(first)
+    return s
+
+
+def _answer(s, wait_s: float) -> bytes:
+    """What the server sent on ``s`` within ``wait_s`` seconds, up to its close (b"" when it sent nothing)."""
+    s.settimeout(wait_s)
+    got = b""
+    try:
+        while chunk := s.recv(65536):
+            got += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    return got
+
+
+def test_one_client_with_many_half_sent_headers_holds_its_share_of_threads_and_no_more(stack):
+    """The hostile probe's open finding: connections that each sent part of a request's headers held a
+    thread for up to LC_HEADER_TIMEOUT_S each, so one client with no token and 20 of them stalled
+    /healthz for 8 s (50: 28 s). Now one client (here 127.0.0.2) holds at most WAITING threads waiting
+    for its bytes: its other connections are answered 429 at once, every other client is served at
+    once, and the ones it holds are still dropped at the deadline."""
+    gw = Gateway(stack, {"LC_HEADER_TIMEOUT_S": "8"})
+    socks = []
+    try:
+        for _ in range(20):
+            socks.append(_from("127.0.0.2", gw.port, b"GET /api/courses HTTP/1.1\r\nHost: x\r\nX-Slow: "))
+        time.sleep(0.5)
+        t0 = time.monotonic()
+        r = requests.get(f"{gw.base}/healthz", timeout=25)  # another client: 127.0.0.1
+        waited = time.monotonic() - t0
+        assert r.status_code == 200 and waited < 1.0, f"/healthz waited {waited:.1f} s"
+        answers = [_answer(s, 0.3) for s in socks]  # a refused one is closed at once, a held one waits 0.3 s
+        refused = [a for a in answers if a.startswith(b"HTTP/1.1 429 Too Many Requests")]
+        assert len(refused) == 20 - WAITING, [a[:40] for a in answers]
+        head, _, body = refused[0].partition(b"\r\n\r\n")
+        assert b"Retry-After: 1" in head and b"Connection: close" in head
+        assert json.loads(body)["error"]["code"] == "too_many_requests"
+        held = [s for s, a in zip(socks, answers) if not a]
+        assert len(held) == WAITING
+        # while it holds its share, one more half-sent request of it is refused; a whole request is
+        # served (it waits on nothing) ...
+        more = _from("127.0.0.2", gw.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        assert _answer(more, 5).startswith(b"HTTP/1.1 429"), "a half-sent request over the client's share was kept"
+        more.close()
+        whole = _from("127.0.0.2", gw.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        assert _answer(whole, 5).startswith(b"HTTP/1.1 200"), "a whole request of the client was refused"
+        whole.close()
+        # ... the connections it holds are dropped at the header deadline, and then its share is free again
+        for s in held:
+            assert _answer(s, 12) == b"", "a half-sent request got an answer"
+        later = [_from("127.0.0.2", gw.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ") for _ in range(WAITING)]
+        socks.extend(later)
+        assert all(_answer(s, 0.3) == b"" for s in later), "the client's share was not given back"
+    finally:
+        for s in socks:
+            s.close()
+        gw.close()
+
+
+def test_one_client_with_many_half_sent_bodies_holds_its_share_of_threads_and_no_more(stack):
+    """The same for bodies: 20 asks from one client that send their headers and part of a JSON body,
+    then nothing. WAITING of them wait in a read until LC_BODY_TIMEOUT_S (408); the rest are answered
+    429 as they start to read, and another client is served at once meanwhile."""
+    course = stack.create_course("Half-sent bodies")
+    gw = Gateway(stack, {"LC_BODY_TIMEOUT_S": "4"})
+    head = (f"POST /api/courses/{course}/ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            "Content-Length: 400\r\n\r\n{\"question\": \"wh").encode()
+    socks = []
+    try:
+        for _ in range(20):
+            socks.append(_from("127.0.0.2", gw.port, head))
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        r = requests.get(f"{gw.base}/api/courses", timeout=25)
+        waited = time.monotonic() - t0
+        assert r.status_code == 200 and waited < 1.0, f"a plain request waited {waited:.1f} s"
+        answers = [_answer(s, 8) for s in socks]
+        codes = sorted(a.split(b" ", 2)[1].decode() if a else "none" for a in answers)
+        assert codes == ["408"] * WAITING + ["429"] * (20 - WAITING), codes
+        refused = next(a for a in answers if a.startswith(b"HTTP/1.1 429"))
+        assert b"Retry-After: 1" in refused and b'"too_many_requests"' in refused
+    finally:
+        for s in socks:
+            s.close()
+        gw.close()
+
+
+def test_behind_a_proxy_the_cap_is_off_by_default(stack):
+    """Behind LC_PROXY_HOPS proxies every client has the proxy's address, so the cap would be on all
+    of them together: unset, it is off there (the proxy limits connections per client)."""
+    gw = Gateway(stack, {"LC_HEADER_TIMEOUT_S": "3", "LC_PROXY_HOPS": "1"})
+    socks = []
+    try:
+        for _ in range(WAITING + 2):
+            socks.append(_from("127.0.0.2", gw.port, b"GET /api/courses HTTP/1.1\r\nHost: x\r\nX-Slow: "))
+        time.sleep(0.5)
+        assert all(_answer(s, 0.5) == b"" for s in socks), "a connection was refused behind a proxy"
+    finally:
+        for s in socks:
+            s.close()
+        gw.close()
+
+
+def test_bodies_never_sent_to_routes_that_do_not_read_them_hold_only_the_clients_share(stack):
+    """A request that announces a body and sends none is answered, then gunicorn waits up to 5 s for
+    that body before it keeps the connection: 20 such requests from one client held 16 threads for
+    5 s. Now the wait counts in the client's share: each of its connections is answered at once (200,
+    or 429 for those beyond its share), no more than the share still wait, and another client is
+    served at once."""
+    gw = Gateway(stack, {})
+    socks = []
+    try:
+        for _ in range(20):
+            socks.append(_from("127.0.0.2", gw.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"))
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        r = requests.get(f"{gw.base}/healthz", timeout=25)
+        waited = time.monotonic() - t0
+        assert r.status_code == 200 and waited < 1.0, f"/healthz waited {waited:.1f} s"
+        answers = [_answer(s, 0.5) for s in socks]  # closed within 0.5 s: the answer up to its close
+        codes = [a[:12] for a in answers]
+        assert all(c in (b"HTTP/1.1 200", b"HTTP/1.1 429") for c in codes), codes
+        assert codes.count(b"HTTP/1.1 200") >= WAITING, codes
+        t1 = time.monotonic()
+        still_open = 0
+        for s in socks:
+            s.settimeout(0.01)
+            try:
+                still_open += s.recv(1) != b""
+            except socket.timeout:
+                still_open += 1
+            except OSError:
+                pass
+        assert still_open <= WAITING, f"{still_open} connections still wait for their body (t {time.monotonic() - t1:.1f} s)"
+    finally:
+        for s in socks:
+            s.close()
+        gw.close()

@@ -1,6 +1,7 @@
 """Who a signed-out request counts as (services.gateway.limits): an IPv6 /64 is one client."""
 
-from services.gateway.limits import client_network, person_key
+from lecturecopilot.waiting import client_network
+from services.gateway.limits import person_key
 
 
 def test_an_ipv6_slash_64_is_one_client_and_ipv4_stays_an_address():

@@ -1,0 +1,135 @@
+"""One client that keeps many half-sent requests open, and how long everyone else waits.
+
+    .venv/bin/python -m bench.slow_clients [--connections 20 50 300] [--seconds 20] [--caps 4 0]
+
+An ephemeral stack is started; for each cap in ``--caps`` a gateway runs beside it with
+``LC_MAX_WAITING_PER_CLIENT`` at that value (0: no cap, as before the cap existed). For each count
+N in ``--connections``, one attacker (loopback address 127.0.0.2, no token) holds N connections
+that have each sent a request line and part of a header and then nothing more, reopening each one
+the gateway drops (a 429, or the ``LC_HEADER_TIMEOUT_S`` deadline). Meanwhile another client
+(127.0.0.1) asks ``GET /healthz`` once every 0.5 s for ``--seconds``; reported per (cap, N): the
+median and the slowest of those waits (a request not answered within 60 s counts as 60 s), and how
+many connections the attacker had opened in all.
+
+Appends to ``bench/results/slow_clients.json``. Wall-clock on a shared 2-core machine: read the
+ratios between caps measured in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import socket
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+from bench.procs import spawn, stop
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "results" / "slow_clients.json"
+ATTACKER = "127.0.0.2"
+HALF = b"GET /api/courses HTTP/1.1\r\nHost: x\r\nX-Slow: "
+GIVE_UP_S = 60.0
+
+
+def _attack(port: int, n: int, stop_at: threading.Event, opened: list[int]) -> list[threading.Thread]:
+    """N threads, each keeping one half-sent request open on ``port`` from ATTACKER until ``stop_at``."""
+
+    def hold():
+        while not stop_at.is_set():
+            try:
+                s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(ATTACKER, 0))
+            except OSError:
+                stop_at.wait(0.1)
+                continue
+            opened[0] += 1
+            try:
+                s.sendall(HALF)
+                s.settimeout(0.5)
+                while not stop_at.is_set():  # until the gateway answers (429) or drops it
+                    try:
+                        if not s.recv(4096):
+                            break
+                    except socket.timeout:
+                        continue
+                    except OSError:
+                        break
+            except OSError:
+                pass
+            finally:
+                s.close()
+
+    threads = [threading.Thread(target=hold, daemon=True) for _ in range(n)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def measure(port: int, n: int, seconds: float) -> dict:
+    """The other client's /healthz waits (seconds) while one attacker holds ``n`` half-sent requests."""
+    stop_at, opened = threading.Event(), [0]
+    threads = _attack(port, n, stop_at, opened)
+    time.sleep(2.0)  # the attack is in place
+    waits = []
+    t_end = time.monotonic() + seconds
+    while time.monotonic() < t_end:
+        t0 = time.monotonic()
+        try:
+            ok = requests.get(f"http://127.0.0.1:{port}/healthz", timeout=GIVE_UP_S).status_code == 200
+        except requests.RequestException:
+            ok = False
+        waits.append(time.monotonic() - t0 if ok else GIVE_UP_S)
+        time.sleep(0.5)
+    stop_at.set()
+    for t in threads:
+        t.join(10)
+    return {"connections": n, "healthz_p50_s": round(statistics.median(waits), 3),
+            "healthz_max_s": round(max(waits), 3), "healthz_samples": len(waits), "attacker_connections": opened[0]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--connections", type=int, nargs="+", default=[20, 50, 300])
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--caps", type=int, nargs="+", default=[4, 0])
+    args = ap.parse_args(argv)
+    os.environ.setdefault("LC_TEST_NATS", "embedded")  # never share the machine's NATS
+    from lecturecopilot.stack import _free_port, ephemeral, service_env
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="lc-slow-clients-") as tmp_s, ephemeral(Path(tmp_s) / "stack") as eph:
+        base_env = service_env(eph.settings)
+        for cap in args.caps:
+            port = _free_port()
+            env = {**base_env, "LC_GATEWAY_PORT": str(port), "LC_MAX_WAITING_PER_CLIENT": str(cap)}
+            gw = spawn("services.gateway", env, Path(tmp_s) / f"gateway-{port}.log", f"http://127.0.0.1:{port}/readyz")
+            try:
+                for n in args.connections:
+                    row = {"max_waiting_per_client": cap, **measure(port, n, args.seconds)}
+                    print(json.dumps(row), flush=True)
+                    rows.append(row)
+            finally:
+                stop([gw])
+    result = {"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cores shared, {platform.machine()}",
+              "command": "python -m bench.slow_clients " + " ".join(argv if argv is not None else sys.argv[1:]),
+              "header_timeout_s": 10.0, "rows": rows}
+    runs = json.loads(OUT.read_text()) if OUT.exists() else []
+    OUT.write_text(json.dumps([*runs, result], indent=2) + "\n")
+    print("| LC_MAX_WAITING_PER_CLIENT | half-sent connections | /healthz p50 | slowest |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['max_waiting_per_client'] or 'no cap'} | {r['connections']} | {r['healthz_p50_s']:.3f} s "
+              f"| {r['healthz_max_s']:.3f} s |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
