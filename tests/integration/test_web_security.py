@@ -13,9 +13,12 @@ pytestmark = pytest.mark.slow
 
 def test_pages_have_a_fresh_nonce_and_security_headers(stack):
     nonces = []
-    for path in ("/", "/manage", "/help", "/signin", "/contact", "/courses/00000000-0000-0000-0000-000000000000"):
+    course = stack.create_course("Pages")
+    for path, status in (("/", 200), ("/manage", 200), ("/help", 200), ("/signin", 200), ("/contact", 200),
+                         (f"/courses/{course}", 200), (f"/courses/{course}/practice", 200),
+                         ("/courses/00000000-0000-0000-0000-000000000000", 404), ("/courses/not-a-course", 404)):
         r = requests.get(stack.base + path, timeout=10)
-        assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/html")
+        assert r.status_code == status and r.headers["Content-Type"].startswith("text/html"), (path, r.status_code)
         csp = r.headers["Content-Security-Policy"]
         m = re.search(r"script-src 'self' 'nonce-([A-Za-z0-9_\-]+)'", csp)
         assert m, csp

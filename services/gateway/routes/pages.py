@@ -3,16 +3,18 @@ health checks and the OpenAPI document."""
 
 from __future__ import annotations
 
+import psycopg
 from flask import Blueprint, current_app
 
 from .. import openapi, security, store
+from ..access import course_row
 from ..context import STATIC, ctx
 from ..contract import returns
+from ..errors import ApiError
 
 bp = Blueprint("pages", __name__)
 
-PAGES = ("/", "/courses/<path:rest>", "/signin", "/auth/verify", "/manage", "/manage/<path:rest>",
-         "/help", "/contact", "/admin")
+PAGES = ("/", "/signin", "/auth/verify", "/manage", "/manage/<path:rest>", "/help", "/contact", "/admin")
 
 
 def page(**_) -> object:
@@ -22,6 +24,21 @@ def page(**_) -> object:
 
 for _rule in PAGES:
     bp.add_url_rule(_rule, f"page:{_rule}", page)
+
+
+@bp.get("/courses/<path:rest>")
+def course_page(rest: str):
+    """A course's page (``/courses/<course_id>[/practice]``): the shell, with the status
+    ``GET /api/courses/<course_id>`` answers the viewer, so an unknown course (or one private to
+    others) is a 404 page, which the shell shows as not found (503 while Postgres is unreachable)."""
+    resp = page()
+    try:
+        course_row(rest.split("/", 1)[0])
+    except ApiError as e:
+        resp.status_code = e.status
+    except psycopg.OperationalError:
+        resp.status_code = 503
+    return resp
 
 
 @bp.get("/favicon.ico")
