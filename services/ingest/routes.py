@@ -67,6 +67,16 @@ _FORM_FIELDS = ("title", "number", "language", "video_size")
 _FORM_FILES = ("video", "captions")
 
 
+def _read_form() -> None:
+    """Parses the multipart form (:class:`~.web.StrictFormRequest`); :class:`IngestError` 400
+    ``malformed_form`` when it cannot be parsed."""
+    try:
+        request.form, request.files  # noqa: B018 (parsed on first access)
+    except ValueError as e:
+        raise IngestError(f"The upload is not a readable multipart form ({e}); send it as multipart/form-data, "
+                          "every part whole.", code="malformed_form") from None
+
+
 def _no_duplicates() -> None:
     """:class:`IngestError` 400 ``duplicate_field`` when the form holds one of its fields or files
     twice ("number=30" and "number=31": one of them would be taken, silently)."""
@@ -79,7 +89,9 @@ def _no_duplicates() -> None:
 @lectures.post("/v1/courses/<course_id>/lectures")
 def upload(course_id: str):
     """Multipart ``video`` and/or ``captions``, ``title``, ``number``, ``language``, ``video_size``
-    → 202 ``{"lecture_id", "status": "queued"}``; 400 ``duplicate_field`` when a part comes twice."""
+    → 202 ``{"lecture_id", "status": "queued"}``; 400 ``malformed_form`` when the form cannot be
+    parsed, ``duplicate_field`` when a part comes twice."""
+    _read_form()
     _no_duplicates()
     number, declared = _upload_numbers()
     video, captions = request.files.get("video"), request.files.get("captions")

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import psycopg
-from flask import Flask, current_app, jsonify, request
+from flask import Flask, Request, current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.formparser import FormDataParser
 
 from lecturecopilot import httpserve
 from lecturecopilot.points import PointWriter
@@ -35,6 +36,19 @@ class Ingest:
     store: MediaStore
     publish: Callable[[str, bytes, str], None]
     points: PointWriter | None = None  # with QDRANT_URL: the search points a deletion removes
+
+
+class _StrictFormParser(FormDataParser):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "silent": False})
+
+
+class StrictFormRequest(Request):
+    """Flask's request whose multipart form raises ``ValueError`` when it cannot be parsed (no
+    boundary, not multipart, cut off before its end): werkzeug's parser is silent by default, so such
+    a form read as an empty one and the upload was refused as ``missing_file``."""
+
+    form_data_parser_class = _StrictFormParser
 
 
 def ingest() -> Ingest:
@@ -86,6 +100,7 @@ def install(app: Flask, parts: Ingest) -> None:
     bounds upload bodies in time (every body: ``LC_BODY_TIMEOUT_S``; an upload's: its own)."""
     settings = parts.settings
     app.extensions["ingest"] = parts
+    app.request_class = StrictFormRequest
     app.config["MAX_CONTENT_LENGTH"] = settings.max_upload_bytes + 10 * 1024 * 1024
     app.register_error_handler(IngestError, _ingest_error)
     app.register_error_handler(HTTPException, _http_error)

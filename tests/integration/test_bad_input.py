@@ -107,6 +107,30 @@ def test_no_file(stack, course):
     _assert_error(r, 400, "missing_file")
 
 
+GOOD_FORM = (b'--xx\r\nContent-Disposition: form-data; name="title"\r\n\r\nHi\r\n--xx\r\nContent-Disposition: '
+             b'form-data; name="captions"; filename="a.vtt"\r\n\r\nWEBVTT\r\n\r\n00:00.000 --> 00:02.000\r\nhello\r\n--xx--\r\n')
+
+
+@pytest.mark.parametrize("body,ctype", [(b"garbage", "multipart/form-data; boundary=xx"),
+                                        (GOOD_FORM[:-30], "multipart/form-data; boundary=xx"),
+                                        (GOOD_FORM, "multipart/form-data")])
+def test_a_form_that_cannot_be_parsed_is_called_malformed_not_missing_a_file(stack, course, body, ctype):
+    """Not multipart, cut off before its end, no boundary: werkzeug read each as an empty form and
+    the answer was "missing_file"; it says what is wrong instead, and nothing is kept."""
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", data=body, timeout=10,
+                      headers={**stack.admin, "Content-Type": ctype})
+    _assert_error(r, 400, "malformed_form")
+    assert "multipart" in r.json()["error"]["message"]
+    _assert_nothing_written(stack, course)
+
+
+def test_the_well_formed_form_those_cases_spoil_is_accepted(stack):
+    own = stack.create_course("Well-formed form")
+    r = requests.post(f"{stack.base}/api/courses/{own}/lectures", data=GOOD_FORM, timeout=10,
+                      headers={**stack.admin, "Content-Type": "multipart/form-data; boundary=xx"})
+    assert r.status_code == 202, r.text
+
+
 @pytest.mark.parametrize("course_id", [str(uuid.uuid4()), "not-a-uuid"])
 def test_unknown_course(stack, course_id):
     _assert_error(_upload(stack, course_id, "a.mp4", b"x"), 404, "not_found")
