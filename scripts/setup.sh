@@ -83,6 +83,11 @@ if [ ${#need[@]} -gt 0 ]; then apt_install "${need[@]}"; fi
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
+# pip, minus one line per package for each extra index of this machine's pip config that lacks it
+# ("Location 'file:///…/simple/<name>/' is ignored": ~180 of them, harmless); pip's own status is kept
+pip_quiet() {
+  "$@" 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
+}
 # One stamp: "<sha256 of pyproject.toml> <extras installed, comma-separated>". What is asked is
 # there when the hash matches and the extras asked are among those installed ([test,deploy] ⊇ none).
 stamp=.venv/.lc-installed
@@ -97,8 +102,8 @@ else
   # keep the extras already installed: the venv has them, and a changed pyproject.toml updates them too
   all=$(tr ',' '\n' <<<"${have_extras},${extras}" | sed '/^$/d' | sort -u | paste -sd, -)
   echo "pip: installing torch==2.13.0 (CPU) and the project${all:+[$all]}"
-  .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0
-  .venv/bin/pip install -q --disable-pip-version-check -e ".${all:+[$all]}"
+  pip_quiet .venv/bin/pip install -q --disable-pip-version-check torch==2.13.0
+  pip_quiet .venv/bin/pip install -q --disable-pip-version-check -e ".${all:+[$all]}"
   echo "$want $all" > "$stamp"
 fi
 .venv/bin/python -c "from lecturecopilot.models import whisper_model_path as p; p('base')"
@@ -107,5 +112,5 @@ fi
 if [ -n "$extras" ] && [ ! -x .tools/checkov/bin/checkov ]; then
   echo "pip: installing checkov==3.3.30 into .tools/checkov"
   "$PY" -m venv .tools/checkov
-  .tools/checkov/bin/pip install -q --disable-pip-version-check checkov==3.3.30
+  pip_quiet .tools/checkov/bin/pip install -q --disable-pip-version-check checkov==3.3.30
 fi
