@@ -663,7 +663,8 @@ function uploadWithProgress(courseId, form, onProgress) {
 // (16 MiB: at least LC_UPLOAD_MIN_CHUNK_BYTES' default 5 MiB, and under a minute at 3 Mbit/s.)
 const UPLOAD_CHUNK = 16 * 1048576;
 const UPLOAD_RETRIES = 5;
-const RETRYABLE = (err) => err.status === 0 || err.status === 408 || err.status >= 500 ||
+// 429: this address holds its share of the server's threads waiting for bytes (several slow uploads at once)
+const RETRYABLE = (err) => err.status === 0 || err.status === 408 || err.status === 429 || err.status >= 500 ||
   (err.status === 409 && (err.code === "wrong_offset" || err.code === "busy"));
 
 async function uploadResumable(courseId, file, fields, onProgress) {
