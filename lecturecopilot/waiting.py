@@ -39,7 +39,7 @@ def client_network(ip: str | None) -> str:
 class WaitSlots:
     """How many threads each client holds waiting for its bytes, capped at ``per_client``
     (0: no cap). One client with a few dozen connections that each sent part of a request held all
-    16 threads of the gateway (each bound of this module holds per connection); with the cap it holds
+    16 threads of the gateway (each bound of :mod:`lecturecopilot.httpserve` holds per connection); with the cap it holds
     ``per_client`` and every other client is served. Thread-safe; keys are :func:`client_network`'s."""
 
     def __init__(self, per_client: int = 0):
@@ -69,6 +69,7 @@ class WaitSlots:
 
 
 def too_many_waiting(per_client: int) -> str:
+    """The message of the 429 a client gets beyond its share of ``per_client`` waiting threads."""
     return (f"This address already has {per_client} requests whose bytes are still arriving; retry when they are "
             "in (each client may hold that many of the server's threads waiting for it).")
 
