@@ -1,6 +1,6 @@
 """One client that keeps many half-sent requests open, and how long everyone else waits.
 
-    .venv/bin/python -m bench.slow_clients [--connections 20 50 300] [--seconds 20] [--caps 4 0]
+    .venv/bin/python -m bench.slow_clients [--connections 20 50 300] [--seconds 20] [--caps 6 0] [--close-rates 60]
 
 An ephemeral stack is started; for each cap in ``--caps`` a gateway runs beside it with
 ``LC_MAX_WAITING_PER_CLIENT`` at that value (0: no cap, as before the cap existed). For each count
@@ -9,7 +9,9 @@ that have each sent a request line and part of a header and then nothing more, r
 the gateway drops (a 429, or the ``LC_HEADER_TIMEOUT_S`` deadline). Meanwhile another client
 (127.0.0.1) asks ``GET /healthz`` once every 0.5 s for ``--seconds``; reported per (cap, N): the
 median and the slowest of those waits (a request not answered within 60 s counts as 60 s), and how
-many connections the attacker had opened in all.
+many connections the attacker had opened in all. A second attack (``--close-rates``): the attacker
+sends that many whole ``Connection: close`` requests a second and never reads or closes the
+connections (each answer's close used to wait 0.5 s for the client, uncounted).
 
 Appends to ``bench/results/slow_clients.json``. Wall-clock on a shared 2-core machine: read the
 ratios between caps measured in one run.
@@ -37,6 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "slow_clients.json"
 ATTACKER = "127.0.0.2"
 HALF = b"GET /api/courses HTTP/1.1\r\nHost: x\r\nX-Slow: "
+WHOLE = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 GIVE_UP_S = 60.0
 
 
@@ -73,10 +76,35 @@ def _attack(port: int, n: int, stop_at: threading.Event, opened: list[int]) -> l
     return threads
 
 
-def measure(port: int, n: int, seconds: float) -> dict:
-    """The other client's /healthz waits (seconds) while one attacker holds ``n`` half-sent requests."""
+def _never_close(port: int, rate: int, stop_at: threading.Event, opened: list[int]) -> list[threading.Thread]:
+    """One thread sending ``rate`` whole ``Connection: close`` requests a second from ATTACKER, each on
+    a connection it never reads or closes (up to 1000 at once, all closed at ``stop_at``)."""
+
+    def flood():
+        socks = []
+        while not stop_at.is_set():
+            if len(socks) < 1000:
+                try:
+                    s = socket.create_connection(("127.0.0.1", port), timeout=5, source_address=(ATTACKER, 0))
+                    s.sendall(WHOLE)
+                    socks.append(s)
+                    opened[0] += 1
+                except OSError:
+                    pass
+            stop_at.wait(1 / rate)
+        for s in socks:
+            s.close()
+
+    t = threading.Thread(target=flood, daemon=True)
+    t.start()
+    return [t]
+
+
+def measure(port: int, n: int, seconds: float, attack: str = "headers") -> dict:
+    """The other client's /healthz waits (seconds) while one attacker holds ``n`` half-sent requests
+    (``attack="headers"``) or sends ``n`` closing requests a second it never closes (``"close"``)."""
     stop_at, opened = threading.Event(), [0]
-    threads = _attack(port, n, stop_at, opened)
+    threads = (_attack if attack == "headers" else _never_close)(port, n, stop_at, opened)
     time.sleep(2.0)  # the attack is in place
     waits = []
     t_end = time.monotonic() + seconds
@@ -91,7 +119,7 @@ def measure(port: int, n: int, seconds: float) -> dict:
     stop_at.set()
     for t in threads:
         t.join(10)
-    return {"connections": n, "healthz_p50_s": round(statistics.median(waits), 3),
+    return {"attack": attack, "connections": n, "healthz_p50_s": round(statistics.median(waits), 3),
             "healthz_max_s": round(max(waits), 3), "healthz_samples": len(waits), "attacker_connections": opened[0]}
 
 
@@ -99,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--connections", type=int, nargs="+", default=[20, 50, 300])
     ap.add_argument("--seconds", type=float, default=20.0)
-    ap.add_argument("--caps", type=int, nargs="+", default=[4, 0])
+    ap.add_argument("--caps", type=int, nargs="+", default=[6, 0])
+    ap.add_argument("--close-rates", type=int, nargs="*", default=[60],
+                    help="closing requests a second the attacker sends and never closes (second attack)")
     args = ap.parse_args(argv)
     os.environ.setdefault("LC_TEST_NATS", "embedded")  # never share the machine's NATS
     from lecturecopilot.stack import _free_port, ephemeral, service_env
@@ -112,10 +142,11 @@ def main(argv: list[str] | None = None) -> int:
             env = {**base_env, "LC_GATEWAY_PORT": str(port), "LC_MAX_WAITING_PER_CLIENT": str(cap)}
             gw = spawn("services.gateway", env, Path(tmp_s) / f"gateway-{port}.log", f"http://127.0.0.1:{port}/readyz")
             try:
-                for n in args.connections:
-                    row = {"max_waiting_per_client": cap, **measure(port, n, args.seconds)}
-                    print(json.dumps(row), flush=True)
-                    rows.append(row)
+                for attack, counts in (("headers", args.connections), ("close", args.close_rates)):
+                    for n in counts:
+                        row = {"max_waiting_per_client": cap, **measure(port, n, args.seconds, attack)}
+                        print(json.dumps(row), flush=True)
+                        rows.append(row)
             finally:
                 stop([gw])
     result = {"date": time.strftime("%Y-%m-%d"), "machine": f"{os.cpu_count()} cores shared, {platform.machine()}",
@@ -123,10 +154,12 @@ def main(argv: list[str] | None = None) -> int:
               "header_timeout_s": 10.0, "rows": rows}
     runs = json.loads(OUT.read_text()) if OUT.exists() else []
     OUT.write_text(json.dumps([*runs, result], indent=2) + "\n")
-    print("| LC_MAX_WAITING_PER_CLIENT | half-sent connections | /healthz p50 | slowest |")
+    print("| LC_MAX_WAITING_PER_CLIENT | attack | /healthz p50 | slowest |")
     print("|---|---|---|---|")
     for r in rows:
-        print(f"| {r['max_waiting_per_client'] or 'no cap'} | {r['connections']} | {r['healthz_p50_s']:.3f} s "
+        what = (f"{r['connections']} half-sent requests" if r["attack"] == "headers"
+                else f"{r['connections']} closing requests/s never closed")
+        print(f"| {r['max_waiting_per_client'] or 'no cap'} | {what} | {r['healthz_p50_s']:.3f} s "
               f"| {r['healthz_max_s']:.3f} s |")
     return 0
 

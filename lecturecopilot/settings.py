@@ -114,8 +114,9 @@ class Settings(BaseSettings):
     max_waiting_per_client: int | None = Field(default=None, ge=0, description="Gateway threads one client (an "
                                                "address; an IPv6 /64) may hold at once waiting for its request's "
                                                "line, headers or body; one more is answered 429 at once (0: no cap). "
-                                               "Unset: 4, or no cap behind a proxy (LC_PROXY_HOPS), whose one "
-                                               "address stands for every client.")
+                                               "Unset: 6 (the connections a browser opens to one host), or no cap "
+                                               "behind a proxy (LC_PROXY_HOPS), whose one address stands for every "
+                                               "client.")
     send_timeout_s: float = Field(default=30.0, description="Longest one write of a response (a block of a file, "
                                   "a whole JSON answer) may wait for the client to take it (gateway, ingest): a "
                                   "client that stops reading (a video it never reads) loses its connection and "

@@ -22,7 +22,7 @@ CHUNK_S, STALL_S, BODY_S, RELAYS = 6, 3, 3, 4
 BOUNDS = {"LC_UPLOAD_CHUNK_TIMEOUT_S": str(CHUNK_S), "LC_UPLOAD_STALL_S": str(STALL_S),
           "LC_BODY_TIMEOUT_S": str(BODY_S), "LC_UPLOAD_RELAYS_MAX": str(RELAYS),
           "LC_MAX_WAITING_PER_CLIENT": "0"}  # these tests' clients all share 127.0.0.1: the bounds alone are tested
-WAITING = 4  # the gateway's default LC_MAX_WAITING_PER_CLIENT
+WAITING = 6  # the gateway's default LC_MAX_WAITING_PER_CLIENT
 SIZE = 1000
 
 
@@ -375,6 +375,42 @@ def test_bodies_never_sent_to_routes_that_do_not_read_them_hold_only_the_clients
                 pass
         assert still_open <= WAITING, f"{still_open} connections still wait for their body (t {time.monotonic() - t1:.1f} s)"
     finally:
+        for s in socks:
+            s.close()
+        gw.close()
+
+
+def test_clients_that_never_close_after_a_closing_answer_hold_only_their_share(stack):
+    """The second probe's bypass: after an answer that closes the connection, the thread waited up
+    to 0.5 s for the client's FIN, uncounted, so one client sending 60 ``Connection: close`` requests
+    a second and never closing held every thread (/healthz 1.6 s, then 10 s). Now that wait counts
+    in the client's share and beyond it the connection closes without waiting."""
+    gw = Gateway(stack, {})
+    socks, stop = [], threading.Event()
+
+    def flood():
+        while not stop.is_set() and len(socks) < 600:
+            try:
+                s = _from("127.0.0.2", gw.port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            except OSError:
+                continue
+            socks.append(s)  # never read, never closed
+            stop.wait(1 / 60)
+
+    t = threading.Thread(target=flood, daemon=True)
+    try:
+        t.start()
+        time.sleep(2.0)
+        slowest = 0.0
+        for _ in range(6):
+            t0 = time.monotonic()
+            assert requests.get(f"{gw.base}/healthz", timeout=30).status_code == 200
+            slowest = max(slowest, time.monotonic() - t0)
+            time.sleep(0.5)
+        assert slowest < 1.0, f"/healthz waited {slowest:.1f} s behind connections that never closed"
+    finally:
+        stop.set()
+        t.join(5)
         for s in socks:
             s.close()
         gw.close()
