@@ -8,7 +8,8 @@ enforced by a timer that shuts the socket's read side, which ends a read in prog
 bound (``stall_s``: the socket's timeout, so a client that sends nothing is dropped sooner). A
 body past either bound raises :class:`BodyTimeout` (HTTP 408) in the reader, and the connection
 closes after the response instead of being drained (gunicorn would otherwise read the rest of
-the body, in the worker thread and then in its main loop). Routes set their own bounds with
+the body, in the worker thread and then in its main loop; the body code is in
+:mod:`lecturecopilot.bodies`, its API named here too). Routes set their own bounds with
 :func:`set_body_limits` before they read (uploads get minutes, JSON bodies seconds). The request line
 and headers have their own deadline (:class:`HeaderDeadlineWorker`, ``LC_HEADER_TIMEOUT_S``), and so
 does each send of the response (``LC_SEND_TIMEOUT_S``: a client that stops reading loses its connection).
@@ -16,30 +17,28 @@ does each send of the response (``LC_SEND_TIMEOUT_S``: a client that stops readi
 Each bound holds per connection, and a client can open many: :class:`~lecturecopilot.waiting.WaitSlots`
 caps how many threads one client (:func:`~lecturecopilot.waiting.client_network`) holds at once waiting
 for its bytes (a request line and headers still arriving, a body read blocked on the network, a drain of
-a body the app did not read); one more is answered 429 at once.
+a body the app did not read, the wait for its close), and another how many connections it has open; one
+more is answered 429 at once.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import re
 import socket
 import threading
-import time
+import weakref
 from http import HTTPStatus
 
 from gunicorn import util as gunicorn_util
 from gunicorn.app.base import BaseApplication
 from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
-from werkzeug.exceptions import RequestTimeout
-from werkzeug.wsgi import ClosingIterator
 
-from .waiting import TooManyWaiting, WaitSlots, body_in, client_network, headers_in, too_many_waiting
-
-_KEY = "lecturecopilot.body"
-
+from .bodies import BodyTimeout, BoundedBody, bounded_bodies, drop_body, set_body_limits  # noqa: F401 (the API)
+from .waiting import WaitSlots, body_in, client_network, headers_in, too_many_open, too_many_waiting
 
 def _write_json_error(sock, status_int: int, reason: str, mesg: str, headers: dict | None = None) -> None:
     """gunicorn's answer to a request it cannot parse (a Content-Length that is not a number, a
@@ -95,6 +94,28 @@ class HeaderDeadlineWorker(ThreadWorker):
     # poller hands the connection back to a thread when its bytes come, within gunicorn's keepalive).
     first_byte_s = 0.05
     wait_slots = WaitSlots(0)  # threads one client may hold waiting for its bytes (run_wsgi sets the cap)
+    open_slots = WaitSlots(0)  # connections one client may have open (run_wsgi sets the cap)
+
+    def accept(self, listener):
+        """gunicorn's accept (27.0.1, pinned), with each client's open connections counted: beyond
+        ``open_slots``' share one more is answered 429 and closed at once. gunicorn accepts nothing
+        while a process has ``worker_connections`` (1000) open, and one client opening ~700 a second
+        that it kept (each answered, then idle for gunicorn's keepalive) made /healthz wait 2.6-4.9 s."""
+        try:
+            sock, addr = listener.accept()
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+            return
+        key = client_network(addr[0] if isinstance(addr, tuple) else str(addr))
+        if not self.open_slots.take(key):
+            _refuse(sock, too_many_open(self.open_slots.per_client))
+            return
+        self.nr_conns += 1
+        sock.setblocking(True)
+        conn = _Conn(self.cfg, sock, addr, listener.getsockname())
+        conn.lc_release = weakref.finalize(conn, self.open_slots.give, key)  # once: at its close, or when dropped
+        self.enqueue_req(conn)
 
     def handle(self, conn):
         if not conn.initialized and not conn.data_ready and not conn.wait_for_data(self.first_byte_s):
@@ -103,7 +124,8 @@ class HeaderDeadlineWorker(ThreadWorker):
         conn.lc_client, conn.lc_wait = key, None
         if self.wait_slots.per_client and not headers_in(conn):  # this thread will wait for them
             if not self.wait_slots.take(key):
-                _refuse(conn.sock, self.wait_slots.per_client)
+                _refuse(conn.sock, too_many_waiting(self.wait_slots.per_client))
+                _release(conn)
                 conn.close = lambda graceful=False: None  # closed already
                 return False
             conn.lc_wait = key
@@ -119,6 +141,7 @@ class HeaderDeadlineWorker(ThreadWorker):
         if keep is False:  # closed here, in this thread: gunicorn closes in its main loop, lingering up to 2 s
             # for the client's FIN (RFC 9112 §9.6), and 8 clients that never closed held it 16 s, accepting nothing
             self._close(conn)
+            _release(conn)
             conn.close = lambda graceful=False: None  # nothing is left for the main loop to close
         return keep
 
@@ -195,9 +218,26 @@ def _defer_continue(req) -> None:
     req._expected_100_continue = False
 
 
-def _refuse(sock: socket.socket, per_client: int) -> None:
-    """429 to a connection whose client holds its share of threads waiting for bytes, before its
-    request is read, then closed at once: the bytes already in are discarded first so that the close
+class _Conn(gthread.TConn):
+    """gunicorn's connection, whose close gives back its client's open-connection slot."""
+
+    lc_release = None
+
+    def close(self, graceful=False):
+        _release(self)
+        super().close(graceful)
+
+
+def _release(conn) -> None:
+    """Gives back ``conn``'s open-connection slot (once; a no-op for a connection not counted)."""
+    release = getattr(conn, "lc_release", None)
+    if release is not None:
+        release()
+
+
+def _refuse(sock: socket.socket, message: str) -> None:
+    """429 to a connection whose client holds its share (of threads waiting for bytes, or of open
+    connections), before its request is read, then closed at once: the bytes already in are discarded first so that the close
     is a FIN the client reads the answer before, not a reset (a client that sends more gets one)."""
     try:
         sock.setblocking(False)
@@ -207,7 +247,7 @@ def _refuse(sock: socket.socket, per_client: int) -> None:
     except OSError:  # nothing more is in (BlockingIOError) or the client is gone
         pass
     try:
-        _write_json_error(sock, 429, "Too Many Requests", too_many_waiting(per_client), {"Retry-After": "1"})
+        _write_json_error(sock, 429, "Too Many Requests", message, {"Retry-After": "1"})
     except OSError:
         pass
     _shut(sock)
@@ -222,12 +262,14 @@ def _shut(sock: socket.socket) -> None:
 
 
 def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600,
-             header_timeout_s: float = 10.0, send_timeout_s: float = 30.0, waiting_per_client: int = 0) -> None:
+             header_timeout_s: float = 10.0, send_timeout_s: float = 30.0, waiting_per_client: int = 0,
+             connections_per_client: int = 0) -> None:
     """Runs ``factory()``'s WSGI app under gunicorn: one :class:`HeaderDeadlineWorker` (gthread),
     ``threads`` threads, request line and headers due within ``header_timeout_s`` seconds, each send
     of the response taken by the client within ``send_timeout_s`` seconds, at most
     ``waiting_per_client`` threads (0: no cap) waiting at once for one client's request line, headers
-    or body (:class:`WaitSlots`; beyond: 429 ``too_many_requests``, ``Retry-After: 1``).
+    or body (:class:`WaitSlots`; beyond: 429 ``too_many_requests``, ``Retry-After: 1``), at most
+    ``connections_per_client`` connections of one client open at once (0: no cap; beyond: the same 429).
 
     One worker keeps the models and pools of a process single; scale with more processes. gunicorn's
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
@@ -236,147 +278,7 @@ def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int
     HeaderDeadlineWorker.header_timeout_s = header_timeout_s
     HeaderDeadlineWorker.send_timeout_s = send_timeout_s
     HeaderDeadlineWorker.wait_slots = WaitSlots(waiting_per_client)
+    HeaderDeadlineWorker.open_slots = WaitSlots(connections_per_client)
     _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": HeaderDeadlineWorker, "threads": threads,
                    "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
                    "loglevel": "info", "control_socket_disable": True}).run()
-
-
-class BodyTimeout(RequestTimeout):
-    """A request body that did not arrive within its bounds (408)."""
-
-
-class BoundedBody:
-    """``wsgi.input`` with a deadline and a stall bound (see the module docstring). The clock
-    starts at the first read, so a route can still change the bounds before it reads."""
-
-    def __init__(self, inner, sock: socket.socket | None, timeout_s: float, stall_s: float,
-                 length: int | None = None):
-        self._inner, self._sock = inner, sock
-        self.timeout_s, self.stall_s = timeout_s, stall_s
-        self._timer: threading.Timer | None = None
-        self._started = 0.0
-        self._left = length  # bytes still to come when Content-Length says (None: chunked)
-        self.expired = False  # a bound was passed: the rest of the body is not read
-        self.done = length == 0  # the body was read to its end
-
-    def _start(self) -> None:
-        self._started = time.monotonic()
-        if self._sock is not None:
-            self._sock.settimeout(self.stall_s)
-            if getattr(self._inner, "lc_continue", False):  # the client waits for it before its body
-                self._inner.lc_continue = False
-                self._sock.sendall(b"HTTP/1.1 100 Continue\r\n\r\n")
-        self._timer = threading.Timer(self.timeout_s, self.drop)
-        self._timer.daemon = True
-        self._timer.start()
-
-    def drop(self) -> None:
-        """Stops reading this body: ends a read in progress and closes the connection after the
-        response (shuts the socket's read side; the response can still be written)."""
-        self.expired = True
-        if hasattr(self._inner, "failed"):  # gunicorn's Body: don't drain the rest, close the connection
-            self._inner.failed = True
-        req = getattr(self._inner, "lc_request", None)
-        if req is not None:  # and say so in the answer (gunicorn would write "Connection: keep-alive")
-            req.must_close = True
-        if self._sock is not None:
-            try:
-                self._sock.shutdown(socket.SHUT_RD)
-            except OSError:
-                pass
-
-    def _timeout(self) -> BodyTimeout:
-        self.drop()
-        waited = time.monotonic() - self._started
-        why = (f"nothing arrived for {self.stall_s:g} s" if waited < self.timeout_s - 0.5
-               else f"it took longer than {self.timeout_s:g} s")
-        return BodyTimeout(f"The request body was dropped: {why}. Send it again (a resumable upload resumes "
-                           "from the offset GET /api/uploads/{id} gives).")
-
-    def _call(self, fn, size: int) -> bytes:
-        if self.expired:
-            raise self._timeout()
-        if self._timer is None and not self.done:
-            self._start()
-        slots, key = getattr(self._inner, "lc_wait", None) or (None, "")
-        if slots is not None and not slots.take(key):  # this client holds its share of threads waiting already
-            self.drop()
-            raise TooManyWaiting(slots.per_client)
-        try:
-            data = fn(size)
-        except (TimeoutError, socket.timeout):
-            raise self._timeout() from None
-        except Exception:
-            if self.expired:
-                raise self._timeout() from None
-            raise
-        finally:
-            if slots is not None:
-                slots.give(key)
-        if self.expired:
-            raise self._timeout()
-        if self._left is not None:
-            self._left -= len(data)
-        if (not data and size != 0) or (self._left is not None and self._left <= 0):
-            self.done = True
-            self.close()
-        return data
-
-    def read(self, size: int = -1) -> bytes:
-        return self._call(self._inner.read, size)
-
-    def readline(self, size: int = -1) -> bytes:
-        return self._call(self._inner.readline, size)
-
-    def __iter__(self):
-        return iter(self.readline, b"")
-
-    def close(self) -> None:
-        """Ends the bounds (at the body's end or the response's end); drops an unfinished body
-        that passed a bound."""
-        if self._timer is not None:
-            self._timer.cancel()
-        if self._sock is not None and not self.expired:
-            try:
-                self._sock.settimeout(None)
-            except OSError:
-                pass
-
-
-def bounded_bodies(app, *, timeout_s: float, stall_s: float):
-    """WSGI middleware: every request body of ``app`` gets a :class:`BoundedBody` with these
-    default bounds (seconds). Under gunicorn the socket is ``environ["gunicorn.socket"]``; without
-    it only the deadline between reads applies. A request with ``Expect: 100-continue`` (see
-    :func:`_defer_continue`) gets ``100 Continue`` at its body's first read; answered before that, it
-    gets ``Connection: close`` and the connection closes without waiting for the body."""
-
-    def wrapped(environ, start_response):
-        length, chunked = environ.get("CONTENT_LENGTH") or "", "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "")
-        body = BoundedBody(environ["wsgi.input"], environ.get("gunicorn.socket"), timeout_s, stall_s,
-                           None if chunked else int(length) if length.isdigit() else 0)
-        environ["wsgi.input"] = environ[_KEY] = body
-
-        def start(status, headers, exc_info=None):
-            if getattr(body._inner, "lc_continue", False) and not body.done:
-                body.drop()  # answered before the body the client holds back: close rather than wait for it
-            return start_response(status, headers, exc_info)
-
-        return ClosingIterator(app(environ, start), body.close)
-
-    return wrapped
-
-
-def set_body_limits(environ, *, timeout_s: float, stall_s: float) -> None:
-    """Sets this request's body bounds (seconds) before its first read; a no-op outside
-    :func:`bounded_bodies`."""
-    body = environ.get(_KEY)
-    if body is not None and body._timer is None:
-        body.timeout_s, body.stall_s = timeout_s, stall_s
-
-
-def drop_body(environ) -> None:
-    """The rest of this request's body will not be read: the connection closes after the response
-    instead of gunicorn draining the body in a thread (for a refused upload)."""
-    body = environ.get(_KEY)
-    if body is not None and not body.done:
-        body.drop()

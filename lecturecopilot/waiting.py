@@ -74,6 +74,12 @@ def too_many_waiting(per_client: int) -> str:
             "in (each client may hold that many of the server's threads waiting for it).")
 
 
+def too_many_open(per_client: int) -> str:
+    """The message of the 429 a client gets beyond its share of ``per_client`` open connections."""
+    return (f"This address already has {per_client} connections open to the server; close some (or wait a moment) "
+            "and retry.")
+
+
 class TooManyWaiting(TooManyRequests):
     """A body read by a client that already holds its share of threads waiting for bytes (429,
     ``Retry-After: 1``); the connection closes after the answer."""

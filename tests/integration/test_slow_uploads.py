@@ -414,3 +414,27 @@ def test_clients_that_never_close_after_a_closing_answer_hold_only_their_share(s
         for s in socks:
             s.close()
         gw.close()
+
+
+def test_one_client_keeps_at_most_its_share_of_connections_open_and_gets_them_back(stack):
+    """gunicorn accepts nothing while a process holds 1000 connections, and one client opening ~700 a
+    second that it kept made /healthz wait seconds. A client may keep LC_MAX_CONNECTIONS_PER_CLIENT
+    open (here 20): the next is answered 429 at once; another client is served meanwhile; and once it
+    closes them, it may open as many again (a slot given back at each close)."""
+    gw = Gateway(stack, {"LC_MAX_CONNECTIONS_PER_CLIENT": "20"})
+    whole = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"  # keep-alive: answered, then kept open
+    try:
+        for round_ in range(2):
+            socks = [_from("127.0.0.2", gw.port, whole) for _ in range(30)]
+            answers = [_answer(s, 0.5) for s in socks]
+            codes = [a[:12] for a in answers]
+            assert codes.count(b"HTTP/1.1 200") == 20 and codes.count(b"HTTP/1.1 429") == 10, (round_, codes)
+            assert b"connections open" in next(a for a in answers if a.startswith(b"HTTP/1.1 429"))
+            t0 = time.monotonic()
+            assert requests.get(f"{gw.base}/healthz", timeout=10).status_code == 200
+            assert time.monotonic() - t0 < 1.0
+            for s in socks:
+                s.close()
+            time.sleep(1.0)  # the server sees each close (EOF on a kept connection) and gives its slot back
+    finally:
+        gw.close()
