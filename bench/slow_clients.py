@@ -4,7 +4,7 @@
 
 An ephemeral stack is started; for each cap in ``--caps`` a gateway runs beside it with
 ``LC_MAX_WAITING_PER_CLIENT`` at that value (0: no cap, and no cap on open connections either, as before
-the caps existed; otherwise ``LC_MAX_CONNECTIONS_PER_CLIENT`` is its default, 200). For each count
+the caps existed; otherwise ``LC_MAX_CONNECTIONS_PER_CLIENT`` is its default, 500). For each count
 N in ``--connections``, one attacker (loopback address 127.0.0.2, no token) holds N connections
 that have each sent a request line and part of a header and then nothing more, reopening each one
 the gateway drops (a 429, or the ``LC_HEADER_TIMEOUT_S`` deadline). Meanwhile another client

@@ -11,7 +11,7 @@ import time
 from werkzeug.exceptions import RequestTimeout
 from werkzeug.wsgi import ClosingIterator
 
-from .waiting import TooManyWaiting
+from .waiting import TooManyWaiting, rest_in
 
 _KEY = "lecturecopilot.body"
 
@@ -74,6 +74,8 @@ class BoundedBody:
         if self._timer is None and not self.done:
             self._start()
         slots, key = getattr(self._inner, "lc_wait", None) or (None, "")
+        if slots is not None and rest_in(self._inner, self._sock):  # all of it is here by now: no read waits
+            slots = None
         if slots is not None and not slots.take(key):  # this client holds its share of threads waiting already
             self.drop()
             raise TooManyWaiting(slots.per_client)

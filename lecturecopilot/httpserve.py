@@ -38,7 +38,7 @@ from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
 
 from .bodies import BodyTimeout, BoundedBody, bounded_bodies, drop_body, set_body_limits  # noqa: F401 (the API)
-from .waiting import WaitSlots, body_in, client_network, headers_in, too_many_open, too_many_waiting
+from .waiting import WaitSlots, body_in, client_network, headers_in, rest_in, too_many_open, too_many_waiting
 
 def _write_json_error(sock, status_int: int, reason: str, mesg: str, headers: dict | None = None) -> None:
     """gunicorn's answer to a request it cannot parse (a Content-Length that is not a number, a
@@ -171,6 +171,8 @@ class HeaderDeadlineWorker(ThreadWorker):
         DEFAULT_WORKER_DATA_TIMEOUT, for bytes a client may never send): that wait is one more thread
         waiting on the client, so at its share the connection is closed instead."""
         key = getattr(conn, "lc_client", None) if getattr(conn, "lc_body_waits", False) else None
+        if key is not None and rest_in(getattr(getattr(conn.parser, "mesg", None), "body", None), conn.sock):
+            key = None  # what is left of the body is here: the drain does not wait
         if not keepalive or key is None:  # no body, or all of it had arrived: the drain does not wait
             return super()._keepalive_after(conn, keepalive)
         if not self.wait_slots.take(key):

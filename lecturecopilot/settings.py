@@ -119,9 +119,10 @@ class Settings(BaseSettings):
                                                "client.")
     max_connections_per_client: int | None = Field(default=None, ge=0, description="Connections one client (an "
                                                    "address; an IPv6 /64) may have open to the gateway at once; "
-                                                   "one more is answered 429 at once (0: no cap). Unset: 200 (a "
-                                                   "fifth of the 1000 a gateway process holds), or no cap behind "
-                                                   "a proxy (LC_PROXY_HOPS).")
+                                                   "one more is answered 429 at once (0: no cap). Unset: 500 (half "
+                                                   "of the 1000 a gateway process holds: a script that opens a "
+                                                   "connection per request leaves hundreds closing), or no cap "
+                                                   "behind a proxy (LC_PROXY_HOPS).")
     send_timeout_s: float = Field(default=30.0, description="Longest one write of a response (a block of a file, "
                                   "a whole JSON answer) may wait for the client to take it (gateway, ingest): a "
                                   "client that stops reading (a video it never reads) loses its connection and "

@@ -108,6 +108,29 @@ def headers_in(conn) -> bool:
     return b"\r\n\r\n" in buffered(conn) + waiting
 
 
+def _pending(sock) -> int:
+    """Bytes waiting in ``sock``'s receive queue (``FIONREAD``)."""
+    return struct.unpack("i", fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+def rest_in(body, sock) -> bool:
+    """Whether the rest of a request body of known length (gunicorn's ``Body``) has arrived: what
+    its reader still has to give is in gunicorn's buffers or in the socket, so no read of it waits
+    (a read that waits for even one byte counts as waiting). A chunked body's rest is never known."""
+    reader = getattr(body, "reader", None)
+    left = getattr(reader, "length", None)
+    if left is None:
+        return False
+    if left == 0:
+        return True
+    unreader = getattr(reader, "unreader", None)
+    held = len(unreader.buf.getvalue()) if unreader is not None else 0
+    try:
+        return held + _pending(sock) >= left
+    except OSError:
+        return True
+
+
 def body_in(req, conn) -> bool:
     """Whether all of ``req``'s body has arrived (no body, or Content-Length bytes read ahead by
     gunicorn plus waiting in the socket, ``FIONREAD``): reading it then waits for nothing. A chunked
@@ -119,7 +142,6 @@ def body_in(req, conn) -> bool:
     if left is None:  # chunked: its end is not known
         return False
     try:
-        pending = struct.unpack("i", fcntl.ioctl(conn.sock.fileno(), termios.FIONREAD, b"\0\0\0\0"))[0]
+        return len(buffered(conn)) + _pending(conn.sock) >= left
     except OSError:
         return True
-    return len(buffered(conn)) + pending >= left
