@@ -122,19 +122,42 @@ def up(settings: Settings, *, timeout_s: float = 180.0, quiet: bool = False) -> 
             p = procs.get(name)
             if (p is not None and p.poll() is not None) or time.time() > deadline:
                 raise RuntimeError(f"service {name} did not become healthy; see {logs / (name + '.log')}; "
-                                   f"its log ends:\n{_log_tail(logs / (name + '.log'))}")
+                                   f"its log ends:\n{log_tail(logs / (name + '.log'))}")
             time.sleep(0.3)
         if not quiet:
             print(f"  {name:<10} up ({url})")
     return procs
 
 
-def _log_tail(path: Path, lines: int = 40) -> str:
+def log_tail(path: Path, lines: int = 40) -> str:
     """The last ``lines`` lines of a service log (so a start-up failure explains itself in CI output)."""
     try:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError as e:
         return f"(log unreadable: {e})"
+
+
+def ended_services(settings: Settings) -> dict[str, str]:
+    """The services of the stack in ``settings.data_dir`` (by their pid files in ``run/``) whose
+    process has ended, as ``{name: how}`` ("exited with 1", "killed by SIGKILL", "ended"); {} while
+    all run. A test session checks it before each test: a worker that died (the kernel's OOM killer, a
+    crash) otherwise made every later test wait out its time-outs, and a CI run ran past its limit."""
+    ended = {}
+    for pidfile in sorted((settings.data_dir / "run").glob("*.pid")):
+        try:
+            pid = int(pidfile.read_text())
+        except (OSError, ValueError):
+            continue
+        try:
+            got, status = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:  # not our child, or reaped already
+            got, status = 0, None
+        if got == pid:
+            code = os.waitstatus_to_exitcode(status)
+            ended[pidfile.stem] = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
+        elif not _alive(pid):
+            ended[pidfile.stem] = "ended"
+    return ended
 
 
 def _alive(pid: int) -> bool:

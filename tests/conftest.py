@@ -116,6 +116,23 @@ def stack(tmp_path_factory, fake_llm, smtp_sink, otlp):
         yield st
 
 
+@pytest.fixture(autouse=True)
+def _stack_services_run(request):
+    """Fails a test that uses the session's stack at once when one of its services has ended
+    (:func:`lecturecopilot.stack.ended_services`), naming it with the end of its log, instead of
+    letting the test wait out its time-outs against a dead service."""
+    if "stack" in request.fixturenames:
+        from lecturecopilot.stack import log_tail, ended_services
+
+        st = request.getfixturevalue("stack")
+        ended = ended_services(st.settings)
+        if ended:
+            logs = st.settings.data_dir / "logs"
+            pytest.fail("the stack's services ended: " + "; ".join(
+                f"{name} {how}, its log ends:\n{log_tail(logs / (name + '.log'), 15)}" for name, how in ended.items()))
+    yield
+
+
 COUNTING = ("Counting sort is a linear time sorting algorithm for small integer keys. "
             "It counts how many times each key appears, using an array of counters. "
             "Then it walks through the counters in order and writes the keys back out. "
