@@ -70,6 +70,7 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
             released = 0
             failed: str | None = None
             buffer = ""
+            pieces = None
             try:
                 pieces = writer.stream(question, prompt, reason)
                 done = False
@@ -102,6 +103,14 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
                 if released:
                     return
                 break  # next writer
+            finally:
+                # an answer given up mid-stream is closed here, in this thread: left to the garbage
+                # collector, httpcore (1.0.9) closes its response from a finalizer that takes the
+                # connection pool's lock, and when the collector runs inside that pool's own
+                # handle_request (which holds the lock, a threading.Lock) the thread waits on itself
+                # forever and every later ask waits on the lock (encode/httpcore#990, #996; CI hung so)
+                if pieces is not None:
+                    pieces.close()
             if failed is None and released:
                 return
             if released:  # a later sentence failed: keep what was shown, drop the rest

@@ -8,6 +8,7 @@ The extractive writer (``write.extractive_answer``) needs no key and is always t
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Iterator, Protocol
@@ -101,15 +102,18 @@ class OpenAIChatWriter:
             raise WriterUnavailable(f"{self.name}: {type(e).__name__}: {e}") from e
 
     def stream(self, question: str, passages: list[PromptPassage], reason: str | None = None) -> Iterator[str]:
+        """Yields the answer text in pieces; the HTTP response is closed when this generator ends or is
+        closed (:func:`services.ask.compose.compose` closes it as soon as it rejects an answer, so the
+        garbage collector never has to: encode/httpcore#990). Raises WriterUnavailable."""
         errors = _errors_of(self.client)
         try:
-            chunks = self.client.chat.completions.create(
-                model=self.model, temperature=0, stream=True,
-                messages=[{"role": "system", "content": SYSTEM_PROMPT},
-                          {"role": "user", "content": user_prompt(question, passages, reason)}])
-            for chunk in chunks:
-                if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
-                    yield chunk.choices[0].delta.content
+            with self.client.chat.completions.create(
+                    model=self.model, temperature=0, stream=True,
+                    messages=[{"role": "system", "content": SYSTEM_PROMPT},
+                              {"role": "user", "content": user_prompt(question, passages, reason)}]) as chunks:
+                for chunk in chunks:
+                    if chunk.choices and chunk.choices[0].delta and chunk.choices[0].delta.content:
+                        yield chunk.choices[0].delta.content
         except errors as e:
             raise WriterUnavailable(f"{self.name}: {type(e).__name__}: {e}") from e
 
@@ -163,14 +167,17 @@ class GeminiWriter:
             raise WriterUnavailable(f"gemini: {type(e).__name__}: {e}") from e
 
     def stream(self, question: str, passages: list[PromptPassage], reason: str | None = None) -> Iterator[str]:
+        """Yields the answer text in pieces; google-genai's stream (and so its HTTP response) is closed
+        when this generator ends or is closed (see :meth:`OpenAIChatWriter.stream`). Raises WriterUnavailable."""
         from google.genai import types
 
         try:
-            for chunk in self.client.models.generate_content_stream(
+            with contextlib.closing(self.client.models.generate_content_stream(
                     model=self.model, contents=user_prompt(question, passages, reason),
-                    config=types.GenerateContentConfig(system_instruction=SYSTEM_PROMPT, temperature=0)):
-                if chunk.text:
-                    yield chunk.text
+                    config=types.GenerateContentConfig(system_instruction=SYSTEM_PROMPT, temperature=0))) as chunks:
+                for chunk in chunks:
+                    if chunk.text:
+                        yield chunk.text
         except _gemini_errors() as e:
             raise WriterUnavailable(f"gemini: {type(e).__name__}: {e}") from e
 
