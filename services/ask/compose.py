@@ -16,6 +16,7 @@ onto the matching transcript sentence, so no unverified citation is ever shown.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Iterator
@@ -70,47 +71,38 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
             released = 0
             failed: str | None = None
             buffer = ""
-            pieces = None
-            try:
-                pieces = writer.stream(question, prompt, reason)
-                done = False
-                while not done:
-                    piece = next(pieces, None)
-                    if piece is None:
-                        done = True
-                    else:
-                        buffer += piece
-                    complete, buffer = ((citations.split_sentences(buffer), "") if done
-                                        else citations.take_sentences(buffer))
-                    for sentence in complete:
-                        if sentence.strip().strip(".").upper() == NOT_COVERED and released == 0:
-                            outcome.writer, outcome.not_covered = writer.name, True
-                            return
-                        text, raw = citations.extract(sentence)
-                        valid, why = citations.validate(raw, refs)
-                        if why is None and text:
-                            why = refine.ungrounded(text, [use[v.passage.n - 1].hit.text for v in valid])
-                        if why is not None or not text:
-                            failed = why or "an empty sentence"
+            try:  # closed here when given up, never by the garbage collector (OpenAIChatWriter.stream)
+                with contextlib.closing(writer.stream(question, prompt, reason)) as pieces:
+                    done = False
+                    while not done:
+                        piece = next(pieces, None)
+                        if piece is None:
+                            done = True
+                        else:
+                            buffer += piece
+                        complete, buffer = ((citations.split_sentences(buffer), "") if done
+                                            else citations.take_sentences(buffer))
+                        for sentence in complete:
+                            if sentence.strip().strip(".").upper() == NOT_COVERED and released == 0:
+                                outcome.writer, outcome.not_covered = writer.name, True
+                                return
+                            text, raw = citations.extract(sentence)
+                            valid, why = citations.validate(raw, refs)
+                            if why is None and text:
+                                why = refine.ungrounded(text, [use[v.passage.n - 1].hit.text for v in valid])
+                            if why is not None or not text:
+                                failed = why or "an empty sentence"
+                                break
+                            outcome.writer = writer.name
+                            released += 1
+                            yield _release(index, text, valid)
+                        if failed:
                             break
-                        outcome.writer = writer.name
-                        released += 1
-                        yield _release(index, text, valid)
-                    if failed:
-                        break
             except WriterUnavailable as e:
                 log.warning("writer %s unavailable: %s", writer.name, e)
                 if released:
                     return
                 break  # next writer
-            finally:
-                # an answer given up mid-stream is closed here, in this thread: left to the garbage
-                # collector, httpcore (1.0.9) closes its response from a finalizer that takes the
-                # connection pool's lock, and when the collector runs inside that pool's own
-                # handle_request (which holds the lock, a threading.Lock) the thread waits on itself
-                # forever and every later ask waits on the lock (encode/httpcore#990, #996; CI hung so)
-                if pieces is not None:
-                    pieces.close()
             if failed is None and released:
                 return
             if released:  # a later sentence failed: keep what was shown, drop the rest

@@ -103,8 +103,12 @@ class OpenAIChatWriter:
 
     def stream(self, question: str, passages: list[PromptPassage], reason: str | None = None) -> Iterator[str]:
         """Yields the answer text in pieces; the HTTP response is closed when this generator ends or is
-        closed (:func:`services.ask.compose.compose` closes it as soon as it rejects an answer, so the
-        garbage collector never has to: encode/httpcore#990). Raises WriterUnavailable."""
+        closed. :func:`services.ask.compose.compose` closes it as soon as it rejects an answer, so the
+        garbage collector never has to: httpcore (1.0.9) closes an abandoned response from a finalizer
+        that takes its connection pool's lock, and when the collector runs inside that pool's own
+        ``handle_request`` (which holds the lock, a ``threading.Lock``) the thread waits on itself
+        forever and every later request waits on the lock (encode/httpcore#990, #996; the ask service's
+        writer threads all hung so in CI). Raises WriterUnavailable."""
         errors = _errors_of(self.client)
         try:
             with self.client.chat.completions.create(
