@@ -140,8 +140,8 @@ def log_tail(path: Path, lines: int = 40) -> str:
 def ended_services(settings: Settings) -> dict[str, str]:
     """The services of the stack in ``settings.data_dir`` (by their pid files in ``run/``) whose
     process has ended, as ``{name: how}`` ("exited with 1", "killed by SIGKILL", "ended"); {} while
-    all run. A test session checks it before each test: a worker that died (the kernel's OOM killer, a
-    crash) otherwise made every later test wait out its time-outs, and a CI run ran past its limit."""
+    all run. A test session checks it before each test, so a worker that died (the kernel's OOM killer,
+    a crash) fails the tests at once instead of letting each one wait out its time-outs against it."""
     ended = {}
     for pidfile in sorted((settings.data_dir / "run").glob("*.pid")):
         try:
