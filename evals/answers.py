@@ -19,6 +19,7 @@ and latency:
 from __future__ import annotations
 
 import json
+import re
 import statistics
 import tempfile
 import time
@@ -138,6 +139,9 @@ def run(out_dir: Path = RESULTS) -> dict:
                 a["sentences"][0]["citations"][0]["t_s"] - q["gold_end_s"]) == 0
             and number_of.get(a["sentences"][0]["citations"][0]["lecture_id"]) == q["lecture_no"]
             for q, a in ans_cov) / max(1, len(ans_cov)),
+        "answers_under_15_words": sum(len(re.findall(r"[A-Za-z0-9]+", a["answer"])) < 15 for _, a in ans_cov)
+        / max(1, len(ans_cov)),
+        "mean_answer_words": statistics.mean([len(re.findall(r"[A-Za-z0-9]+", a["answer"])) for _, a in ans_cov] or [0]),
         "right_call_covered_vs_not": right / len(rows),
         "covered_declined": sum(a["declined"] for _, a in covered) / len(covered),
         "uncovered_declined": sum(a["declined"] for q, a in rows if not q["covered"]) / max(1, len(rows) - len(covered)),
@@ -168,6 +172,8 @@ def markdown(r: dict) -> str:
          "0.84–0.90 (anchor), ≥ 0.95 (target)"),
         ("citations inside the gold span", r["citations_inside_gold_span"], "48%→95% / 56%→78% (anchor), ≥ 0.95"),
         ("first citation inside the gold span", r["first_citation_inside_gold_span"], ""),
+        ("answered covered questions answered in under 15 words", r["answers_under_15_words"], ""),
+        ("words in an answer to a covered question (mean)", r["mean_answer_words"], "about 60 (issue #13)"),
         ("mean distance of a citation to the gold span (s)", r["mean_distance_to_gold_s"], "≤ 2 s (target)"),
         ("right call, covered vs not (90 questions)", r["right_call_covered_vs_not"], "0.97–1.00 (anchor, 30 q), ≥ 0.97"),
         ("covered questions declined", r["covered_declined"], ""),

@@ -178,8 +178,12 @@ def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query
     """Sentences of the top passages that add to the anchor ``run``: single sentences whose
     cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter or
     fragments (under 6 words), not already in the answer, best first, until the answer holds
-    ``TARGET_WORDS`` words (``DETAIL_WORDS`` when the question asks for detail). Returns
-    (passage, sentence) pairs."""
+    ``TARGET_WORDS`` words (``DETAIL_WORDS`` when the question asks for detail). When the anchor
+    is too short to answer (under ``MIN_RUN_WORDS``: it ends its passage, after the lecturer's own
+    question "What's the worst case performance of a hash table?", which is the sentence most like
+    the student's), the best is taken among the sentences that could join, so the ones that answer
+    are measured against each other, not against the question (measured: ``python -m
+    evals.answers``, answers under 15 words). Returns (passage, sentence) pairs."""
     target = DETAIL_WORDS if _DETAIL.search(query) else TARGET_WORDS
     have = _words([s for _, s in run])
     if have >= target:
@@ -193,14 +197,15 @@ def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query
         sents, vecs = entry
         cos = vecs @ query_vec
         for k, s in enumerate(sents):
-            cands.append((float(cos[k]), p, s))
-    best = max((c for c, _, _ in cands), default=-1.0)
+            cands.append((float(cos[k]), p, s, not is_question(s.text) and not is_chatter(s.text)
+                          and len(clean(s.text).split()) >= 6))
+    best = max((c for c, _, _, ok in cands if ok or have >= MIN_RUN_WORDS), default=-1.0)
     out: list[tuple[Passage, object]] = []
-    for c, p, s in sorted(cands, key=lambda x: -x[0]):
+    for c, p, s, ok in sorted(cands, key=lambda x: -x[0]):
         if c < best - MORE_WITHIN or have >= target:
             break
         key = (p.hit.lecture_id, round(s.start_s, 2))
-        if key in taken or is_question(s.text) or is_chatter(s.text) or len(clean(s.text).split()) < 6:
+        if key in taken or not ok:
             continue
         out.append((p, s))
         taken.add(key)

@@ -1,0 +1,51 @@
+"""An extractive answer is never a six-word fragment because the sentence most like the question was the
+lecturer asking it (services.ask.write._more): real MIT 6.006 sentences (lecture 5, 5:19–7:15), real
+embeddings from the packaged MiniLM."""
+
+from types import SimpleNamespace
+
+from lecturecopilot import models
+from lecturecopilot.settings import Settings
+from services.ask.retrieve import Passage
+from services.ask.search_index import Hit, IndexedSentence
+from services.ask.write import MIN_RUN_WORDS, extractive_answer
+
+FIRST = [(319.8, "Does everyone remember what we talked about last week?"),
+         (324.1, "And we then, I didn't show you this chart at the end, but I'm showing it to you now."),
+         (330.8, "Essentially what we had was we have a bunch of different ways to deal with this set interface."),
+         (338.3, "And last week, we talked about the sorted array, and then we talked about this direct access array "
+                 "in this hash table, right?"),
+         (348.3, "Which do better for these dictionary, the find and insert and delete operations, or at least better "
+                 "in an expected sense, right?"),
+         (358.4, "What's the worst case performance of a hash table?"),
+         (362.1, "If I have to look up something in a hash table, and I happen to choose a bad hash function, what's "
+                 "the worst case here?"),
+         (370.7, "What?"), (371.2, "N, right?"), (371.9, "It's worse than a sorted array, right?")]
+SECOND = [(374.7, "Because potentially I hashed everything that I was storing to the same index in my hash table, "
+                  "and to be able to distinguish between them, I can't do anything more than a linear search, right?"),
+          (388.6, "I mean, I could store another set's data structure as my chain and do better that way."),
+          (394.8, "That's actually how Java does it."),
+          (406.0, "But in general, that hash table is only good if we're allowing, OK, I want this to be expected "
+                  "good, but in the worst case, if I really need that operation to be worst case, right, I really "
+                  "can't afford linear time ever for an operation of that kind, then I don't want to use a hash table.")]
+
+
+def _passage(idx: int, rows: list[tuple[float, str]], end_s: float, embed):
+    sents = [IndexedSentence(t, rows[k + 1][0] if k + 1 < len(rows) else end_s, text) for k, (t, text) in enumerate(rows)]
+    return Passage(Hit(f"p{idx}", "L5", 5, idx, rows[0][0], end_s, " ".join(t for _, t in rows), 1.0), 1.0), \
+        (sents, embed([t for _, t in rows]))
+
+
+def test_an_answer_after_the_lecturers_own_question_takes_the_sentences_that_answer_it():
+    def embed(texts):
+        return models.embed(Settings().embed_model, texts)
+
+    p1, e1 = _passage(0, FIRST, 374.7, embed)
+    p2, e2 = _passage(1, SECOND, 435.7, embed)
+    index = SimpleNamespace(sentences={("L5", 0): e1, ("L5", 1): e2}, course_of={})
+    query = "how big should the hash table be compared to n"
+    out = extractive_answer(index, [p1, p2], query, embed([query])[0])
+    words = sum(len(s.text.split()) for s in out)
+    assert words >= MIN_RUN_WORDS, [s.text for s in out]
+    assert [s.text for s in out][0] == "It's worse than a sorted array."
+    assert all(c.t_s in {t for t, _ in FIRST + SECOND} for s in out for c in s.cites)
