@@ -108,7 +108,8 @@ def collect(extra_lists=None, questions: list[dict] | None = None) -> list[Quest
     settings = Settings()
     with dev_course_index() as (index, course, lecture_of):
         vocab = index.course_vocabulary(course)  # searched as ask searches: spelling, then no request framing
-        corrected = [spelling.correct(q["question"], vocab) for q in questions]
+        compounds = index.course_compounds(course)
+        corrected = [spelling.correct(q["question"], vocab, compounds) for q in questions]
         searched = [gate.request_topic(c) for c in corrected]
         qvecs = models.embed(settings.embed_model, searched)
         for q, cq, sq, v in zip(questions, corrected, searched, qvecs):

@@ -104,7 +104,8 @@ def collect_rows(index, course_id: str, questions: list[dict]) -> list[dict]:
 
     settings = Settings()
     vocab = index.course_vocabulary(course_id)
-    corrected = [spelling.correct(q["question"], vocab) for q in questions]
+    compounds = index.course_compounds(course_id)
+    corrected = [spelling.correct(q["question"], vocab, compounds) for q in questions]
     searched = [gate.request_topic(c) for c in corrected]
     qvecs = models.embed(settings.embed_model, searched)
     bigrams = course_bigrams(index, course_id)

@@ -69,7 +69,7 @@ def collect(questions: list[dict]) -> list[dict]:
         vocab = index.course_vocabulary(course)
         n, df = index.course_df(course)
         for q in questions:
-            cq = spelling.correct(q["question"], vocab)
+            cq = spelling.correct(q["question"], vocab, index.course_compounds(course))
             sq = gate.request_topic(cq)
             v = models.embed(settings.embed_model, [sq])[0]
             passages = retrieve.retrieve(index, course, None, v, sq, k=6)

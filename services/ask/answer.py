@@ -169,7 +169,13 @@ def search_query(index: SearchIndex, course_id: str, question: str) -> str:
     and keeps that question for the outline and the gate; :func:`_retrieved` then drops the request
     framing, :func:`gate.request_topic`: "Explain chaining." → "chaining."). Syncs the course."""
     index.sync_course(course_id)
-    return gate.request_topic(spelling.correct(question, index.course_vocabulary(course_id)))
+    return gate.request_topic(corrected(index, course_id, question))
+
+
+def corrected(index: SearchIndex, course_id: str, question: str) -> str:
+    """``question`` with its misspellings and split compounds written as the course writes them
+    (:func:`spelling.correct` over the course's vocabulary and compounds)."""
+    return spelling.correct(question, index.course_vocabulary(course_id), index.course_compounds(course_id))
 
 
 def search_passages(index: SearchIndex, embed: Embedder, course_id: str,
@@ -189,7 +195,7 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     question, said = followup.resolve(ports.store, ports.writers, conversation_id, request.course_id,
                                       request.message)
     ports.index.sync_course(request.course_id)
-    question = spelling.correct(question, ports.index.course_vocabulary(request.course_id))
+    question = corrected(ports.index, request.course_id, question)
     graded = ports.store.assessment_mode(request.course_id) and examprep.looks_like_graded_item(request.message)
     ans = _Answer(t0, graded)
     with contextlib.closing(_reply(request, question, said, ports, config, ans)) as reply:

@@ -41,6 +41,9 @@ class SearchIndex(Protocol):
     def course_vocabulary(self, course_id: str) -> dict[str, int]:
         """Lower-case words of the course's segments → their counts."""
 
+    def course_compounds(self, course_id: str) -> dict[str, str]:
+        """Word pairs the course says (at least twice) by their joined form it never says: {"lookup": "look up"}."""
+
     def course_df(self, course_id: str) -> tuple[int, dict[int, int]]:
         """(number of segments of the course, document frequency per token id)."""
 

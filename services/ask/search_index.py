@@ -114,6 +114,7 @@ class EmbeddedSearchIndex:
         self._df_cache: dict[str, tuple[int, dict[int, int]]] = {}
         self._grams_cache: dict[str, CourseGrams] = {}
         self._vocab_cache: dict[str, dict[str, int]] = {}
+        self._compound_cache: dict[str, dict[str, str]] = {}
         # lecture_id -> chapters [(start_s, end_s, bullet embeddings (k, dim))] for the chapter prior
         self.chapters: dict[str, list[tuple[float, float, np.ndarray]]] = {}
         # lecture_id -> all its sentences in time order with their embeddings (centered passages)
@@ -159,6 +160,7 @@ class EmbeddedSearchIndex:
         self._df_cache.pop(course, None)
         self._grams_cache.pop(course, None)
         self._vocab_cache.pop(course, None)
+        self._compound_cache.pop(course, None)
         self.lecture_sentences.pop(lecture_id, None)
         self.chapters.pop(lecture_id, None)
 
@@ -181,6 +183,7 @@ class EmbeddedSearchIndex:
         self._df_cache.pop(course_id, None)
         self._grams_cache.pop(course_id, None)
         self._vocab_cache.pop(course_id, None)
+        self._compound_cache.pop(course_id, None)
         for s in segs:
             self.segment_tokens[(lecture_id, s["idx"])] = frozenset(self.bm25.embed_document(s["text"]).indices)
             self.segments[(lecture_id, s["idx"])] = Hit(s["id"], lecture_id, number, s["idx"], s["start_s"],
@@ -229,6 +232,28 @@ class EmbeddedSearchIndex:
                         for w in _re.findall(r"[a-z]+", h.text.lower()):
                             cached[w] = cached.get(w, 0) + 1
                 self._vocab_cache[course_id] = cached
+            return cached
+
+    def course_compounds(self, course_id: str) -> dict[str, str]:
+        """Two words the course says side by side at least twice, keyed by the one word they make
+        when joined, where the course never says that word: {"lookup": "look up", "maxheap": "max
+        heap"} (a hyphen parts words too: "max-heap"). For :func:`.spelling.correct`: a student
+        who writes "lookup" asks about what the lecture calls "look up"."""
+        import re as _re
+
+        with self._lock:
+            cached = self._compound_cache.get(course_id)
+            if cached is None:
+                vocab = self.course_vocabulary(course_id)
+                pairs: dict[str, int] = {}
+                for (lid, _), h in self.segments.items():
+                    if self.course_of.get(lid) == course_id:
+                        words = _re.findall(r"[a-z]+", h.text.lower())
+                        for a, b in zip(words, words[1:]):
+                            if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocab:
+                                pairs[f"{a} {b}"] = pairs.get(f"{a} {b}", 0) + 1
+                cached = {p.replace(" ", ""): p for p, n in pairs.items() if n >= 2}
+                self._compound_cache[course_id] = cached
             return cached
 
     def course_df(self, course_id: str) -> tuple[int, dict[int, int]]:

@@ -46,10 +46,14 @@ def fold(question: str) -> str:
     return latin if re.search(r"[A-Za-z]", latin) else question
 
 
-def correct(question: str, vocabulary: dict[str, int]) -> str:
+def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str] | None = None) -> str:
     """``question`` folded (:func:`fold`), with out-of-vocabulary words replaced by their closest
-    course word."""
+    course word, and a word the course never says but says as two (``compounds``, joined form →
+    the two words: :meth:`EmbeddedSearchIndex.course_compounds`) written as the course says it:
+    "is lookup constant time?" → "is look up constant time?" in a lecture that says "look up"."""
     question = fold(question)
+    if compounds:
+        question = re.sub(r"[A-Za-z]+", lambda m: _split(m.group(0), vocabulary, compounds), question)
     if not vocabulary:
         return question
     by_letter: dict[str, list[str]] = {}
@@ -82,3 +86,13 @@ def correct(question: str, vocabulary: dict[str, int]) -> str:
         best = max(cands, key=lambda w: (-OSA.distance(low, w), sorted(w) == sorted(low), vocabulary.get(w, 0)))
         out.append(best if tok.islower() else best.capitalize())
     return "".join(out)
+
+
+def _split(word: str, vocabulary: dict[str, int], compounds: dict[str, str]) -> str:
+    """``word`` as the course's two words when it says them and never ``word`` ("lookup" → "look
+    up", "Lookup" → "Look up"); else ``word``."""
+    low = word.lower()
+    if low in vocabulary or low not in compounds:
+        return word
+    two = compounds[low]
+    return two.capitalize() if word[0].isupper() else two

@@ -98,6 +98,14 @@ class FakeIndex:
                 vocab[w] = vocab.get(w, 0) + 1
         return vocab
 
+    def course_compounds(self, course_id: str) -> dict[str, str]:
+        vocab, pairs = self.course_vocabulary(course_id), {}
+        for h in self._course(course_id):
+            words = re.findall(r"[a-z]+", h.text.lower())
+            for a, b in zip(words, words[1:]):
+                pairs[f"{a} {b}"] = pairs.get(f"{a} {b}", 0) + 1
+        return {p.replace(" ", ""): p for p, n in pairs.items() if n >= 2 and p.replace(" ", "") not in vocab}
+
     def query_tokens(self, text: str) -> list[int]:
         return sorted({_token(w) for w in _words(text)})
 

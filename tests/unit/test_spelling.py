@@ -55,3 +55,30 @@ def test_fold(typed, searched):
 def test_swaps_question_words_and_invisible_characters(typed, expected):
     vocab = {**VOCAB, "want": 30, "open": 5, "one": 40, "addressing": 4}
     assert correct(typed, vocab) == expected
+
+
+def test_a_word_the_course_says_as_two_is_written_as_the_course_says_it():
+    # "lookup" is an English word (left alone by the typo rule); the demo lecture says "look up"
+    vocab = {"look": 4, "up": 9, "constant": 3, "time": 8, "max": 2, "heap": 5, "lookups": 0}
+    compounds = {"lookup": "look up", "maxheap": "max heap"}
+    assert correct("is lookup constant time?", vocab, compounds) == "is look up constant time?"
+    assert correct("Lookup cost in a maxheap", vocab, compounds) == "Look up cost in a max heap"
+    assert correct("is lookup constant time?", {**vocab, "lookup": 1}, compounds) == "is lookup constant time?"
+    assert correct("is lookup constant time?", vocab) == "is lookup constant time?"
+
+
+def test_the_course_compounds_are_pairs_said_twice_whose_joined_word_it_never_says():
+    import threading
+
+    from services.ask.search_index import EmbeddedSearchIndex, Hit
+
+    index = EmbeddedSearchIndex.__new__(EmbeddedSearchIndex)  # its course statistics only: no shard, no pool
+    index._lock, index._vocab_cache, index._compound_cache = threading.RLock(), {}, {}
+    index.course_of = {"L1": "c1", "L2": "c2"}
+    texts = {("L1", 0): "To look up a key, hash it. A look up takes constant time in a max-heap.",
+             ("L1", 1): "Each max heap keeps the max at the root; the backup is a lookup table.",
+             ("L2", 0): "look up look up data base data base set up set up"}
+    index.segments = {k: Hit(f"{k}", k[0], 1, k[1], 0.0, 1.0, t, 0.0) for k, t in texts.items()}
+    assert index.course_compounds("c1") == {"maxheap": "max heap"}  # it says "lookup" itself, once
+    # courses never mix; "setup" is too short to be taken apart (under 6 letters)
+    assert index.course_compounds("c2") == {"lookup": "look up", "database": "data base"}

@@ -25,7 +25,7 @@ def pointer(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str,
     if named is not None and named in by_number:  # "quiz me on lecture 4": that lecture, whatever it holds
         lecture_id, topic = by_number[named].id, ""
     if topic:
-        topic = spelling.correct(topic, ports.index.course_vocabulary(course_id))
+        topic = spelling.correct(topic, ports.index.course_vocabulary(course_id), ports.index.course_compounds(course_id))
         target = _teaching(ports, course_id, lecture_id, topic, lectures, locate)
     else:
         target = lectures.get(lecture_id) if lecture_id else min(lectures.values(), key=lambda l: l.number,
