@@ -137,8 +137,16 @@ def _dur(l: LectureInfo) -> str:
 
 
 def _no_such_lecture(n: int, ready: list[LectureInfo]) -> list[AnswerSentence]:
-    return [AnswerSentence(f"There is no lecture {n} in this course; the lectures are numbered "
-                           f"{', '.join(str(x.number) for x in ready)}.", [Cite(x.id, x.number, 0.0) for x in ready])]
+    """"There is no lecture 7 in this course; it has only lecture 4, “Hashing”." (or "its lectures are
+    1, 2 and 5", "its lectures are 1–12"), citing each lecture's start."""
+    nums = [x.number for x in ready]
+    if len(ready) == 1:
+        which = f"it has only lecture {nums[0]}, \u201c{ready[0].title}\u201d"
+    elif len(nums) > 3 and nums == list(range(nums[0], nums[0] + len(nums))):
+        which = f"its lectures are {nums[0]}\u2013{nums[-1]}"
+    else:
+        which = f"its lectures are {', '.join(map(str, nums[:-1]))} and {nums[-1]}"
+    return [AnswerSentence(f"There is no lecture {n} in this course; {which}.", [Cite(x.id, x.number, 0.0) for x in ready])]
 
 
 def _course_topics(ready: list[LectureInfo]) -> list[AnswerSentence]:

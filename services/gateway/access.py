@@ -29,9 +29,12 @@ def authenticate() -> None:
     """``before_request``: bounds the body (``max_json_bytes``, or the upload's time bounds), then
     sets ``g.principal`` (or None), ``g.via`` ("token" | "session" | None) and ``g.csrf``. Raises
     ApiError 413 for a too-large body, 401 for an unknown bearer token, 403 ``csrf_failed`` for a
-    cookie-authenticated write without the session's ``X-CSRF-Token``."""
+    cookie-authenticated write without the session's ``X-CSRF-Token``; first, a request no route
+    takes gets that 404 / 405."""
     c = ctx()
     s = c.settings
+    if request.routing_exception is not None:  # no such route (an empty id: /api/courses//lectures): 404 or
+        raise request.routing_exception       # 405 first, not "too large" for an upload sent to it
     if request.endpoint not in UPLOAD_ENDPOINTS:  # uploads stream to ingest; the rest is small
         request.max_content_length = s.max_json_bytes
         if (request.content_length or 0) > s.max_json_bytes:

@@ -44,7 +44,8 @@ def too_large(limit: int) -> ApiError:
 
 def json_object() -> dict:
     """The request's body as a JSON object. Raises ApiError 413 past ``max_json_bytes`` (also for a
-    chunked body), 400 ``invalid_json`` when it is not a JSON object with finite numbers."""
+    chunked body), 400 ``invalid_json`` when it is not sent as JSON (``Content-Type``) or is not a
+    JSON object with finite numbers."""
     limit = ctx().settings.max_json_bytes
     raw = b""
     while chunk := request.stream.read(limit + 1 - len(raw)):
@@ -55,6 +56,8 @@ def json_object() -> dict:
         data = json.loads(raw, parse_float=_finite, parse_constant=_no_constant) if request.is_json else None
     except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's parser goes
         data = None
+    if not request.is_json:  # curl -d sends application/x-www-form-urlencoded
+        raise ApiError(400, "invalid_json", "Send the body as JSON, with the header Content-Type: application/json.")
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object (with finite numbers).")
     return data

@@ -461,3 +461,11 @@ def test_requests_gunicorn_cannot_parse_are_answered_in_json(stack):
         assert body["error"]["code"] and body["error"]["message"], body
         phrase = HTTPStatus(int(status)).phrase  # the status's own phrase (gunicorn's "501 Bad Request" before)
         assert head.split("\r\n")[0] == f"HTTP/1.1 {status} {phrase}", head
+
+
+def test_an_upload_to_a_path_with_no_course_id_is_no_such_route_not_too_large(stack):
+    # COURSE=$(…) left empty by a failed earlier command: the README's upload then posts to /api/courses//lectures
+    r = requests.post(f"{stack.base}/api/courses//lectures", headers=stack.admin, timeout=30,
+                      files={"video": ("lecture.mp4", b"\0" * 200_000, "video/mp4")}, data={"title": "Week 1"})
+    assert r.status_code in (404, 405), r.text
+    assert r.json()["error"]["code"] in ("not_found", "method_not_allowed")

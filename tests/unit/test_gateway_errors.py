@@ -73,6 +73,9 @@ def test_a_body_is_validated_before_the_view_runs(client):
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_json"
     r = client.post("/api/ask", data='{"question": "why?", "x": 1e400}', content_type="application/json")
     assert r.status_code == 400 and r.get_json()["error"]["code"] == "invalid_json"
+    r = client.post("/api/ask", data='{"question": "why?"}', content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 400 and r.get_json()["error"] == {
+        "code": "invalid_json", "message": "Send the body as JSON, with the header Content-Type: application/json."}
     r = client.post("/api/ask", json={"question": "x" * 300})
     assert r.status_code == 413 and r.get_json()["error"]["code"] == "request_entity_too_large"
     assert client.ran == []

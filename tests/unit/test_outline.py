@@ -80,7 +80,11 @@ def test_a_lecture_the_course_does_not_have_is_named_as_such():
     from services.ask.outline import answer
 
     out = answer("What are the chapters of lecture 7?", OUTLINED, lambda t: None)
-    assert out and "no lecture 7" in out[0].text and "3, 5" in out[0].text
+    assert out and out[0].text == "There is no lecture 7 in this course; its lectures are 3 and 5."
+    one = answer("what is lecture 1 about", OUTLINED[1:], lambda t: None)
+    assert one[0].text == "There is no lecture 1 in this course; it has only lecture 5, \u201cLinear Sorting\u201d."
+    many = [LectureInfo(str(n), n, f"L{n}", 60.0) for n in range(1, 6)]
+    assert answer("what is lecture 9 about", many, lambda t: None)[0].text.endswith("its lectures are 1\u20135.")
 
 
 def test_what_a_lecture_is_about_says_it_with_each_chapter_summary():
