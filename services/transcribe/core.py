@@ -39,10 +39,21 @@ DEFAULT_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # Whisper's fallback sche
 PROMPTED_TEMPERATURES = (0.0, 0.6)
 
 
+# Whisper writes "you", "Thank you." or "." on the silence that closes a window (openai/whisper discussion #679);
+# prompted windows end on one here (the demo lecture: 4 of 9 windows, each 0.3–0.6 s, no-speech probability
+# 0.47–0.54, under the 0.6 that Whisper's own silence rule needs, mean log-probability −1.2 to −1.5, first word
+# probability 0.01–0.03), and the "you" then opened the next window's sentence ("you If there's a constant…").
+# Dropped: a segment this short, of low confidence (mean log-probability < −1, Whisper's threshold) whose first
+# word is improbable (< 0.1).
+TAIL_S = 1.0
+
+
 def _keep(seg, recent: list[str], prompt: str | None) -> bool:
     """False for a segment that is one of Whisper's known failures (see :func:`transcribe_audio`)."""
     if seg.no_speech_prob > 0.6 and seg.avg_logprob < -1.0:
         return False
+    if seg.avg_logprob < -1.0 and seg.end - seg.start <= TAIL_S and seg.words and seg.words[0].probability < 0.1:
+        return False  # a tail written after the speech ends: "you", "Thank you.", "." (see TAIL_S)
     if _is_repetition_loop(seg.text, recent):
         return False
     if prompt and _copies_prompt(seg.text, prompt) and (seg.no_speech_prob > 0.3 or seg.avg_logprob < -0.8):
@@ -114,7 +125,8 @@ def transcribe_audio(audio: Path, *, model_name: str, language: str | None, dura
     Guards (from public Whisper bug reports): VAD drops silence and music before decoding
     (hallucinations on silence); ``condition_on_previous_text=False`` stops repeated-phrase loops
     from feeding themselves; segments that look like loops, have a high no-speech probability with
-    low confidence, or copy the prompt without confident speech behind them are dropped; a prompted
+    low confidence, are a sub-second low-confidence tail ("you", :data:`TAIL_S`), or copy the prompt
+    without confident speech behind them are dropped; a prompted
     window whose words leave 5 s of it without a word is decoded again unprompted
     (:func:`_decode_window`).
     """
