@@ -8,7 +8,8 @@ import socket
 import threading
 import time
 
-from werkzeug.exceptions import RequestTimeout
+from gunicorn.http.errors import ParseException
+from werkzeug.exceptions import BadRequest, RequestTimeout
 from werkzeug.wsgi import ClosingIterator
 
 from .waiting import TooManyWaiting, rest_in
@@ -18,6 +19,11 @@ _KEY = "lecturecopilot.body"
 
 class BodyTimeout(RequestTimeout):
     """A request body that did not arrive within its bounds (408)."""
+
+
+class MalformedBody(BadRequest):
+    """A chunked request body whose framing gunicorn cannot parse (400): a chunk size that is not
+    hexadecimal, a chunk without its CRLF, an invalid chunk extension."""
 
 
 class BoundedBody:
@@ -33,6 +39,7 @@ class BoundedBody:
         self._left = length  # bytes still to come when Content-Length says (None: chunked)
         self.expired = False  # a bound was passed: the rest of the body is not read
         self.done = length == 0  # the body was read to its end
+        self.resend_hint = ""  # see set_body_limits
 
     def _start(self) -> None:
         self._started = time.monotonic()
@@ -65,8 +72,8 @@ class BoundedBody:
         waited = time.monotonic() - self._started
         why = (f"nothing arrived for {self.stall_s:g} s" if waited < self.timeout_s - 0.5
                else f"it took longer than {self.timeout_s:g} s")
-        return BodyTimeout(f"The request body was dropped: {why}. Send it again (a resumable upload resumes "
-                           "from the offset GET /api/uploads/{id} gives).")
+        return BodyTimeout(f"The request body was dropped: {why}. Send it again"
+                           + (f" ({self.resend_hint})." if self.resend_hint else "."))
 
     def _call(self, fn, size: int) -> bytes:
         if self.expired:
@@ -83,6 +90,9 @@ class BoundedBody:
             data = fn(size)
         except (TimeoutError, socket.timeout):
             raise self._timeout() from None
+        except ParseException as e:  # the rest of the body cannot be found: close the connection after the 400
+            self.drop()
+            raise MalformedBody(f"The request body's chunked encoding is malformed ({type(e).__name__}).") from None
         except Exception:
             if self.expired:
                 raise self._timeout() from None
@@ -143,12 +153,13 @@ def bounded_bodies(app, *, timeout_s: float, stall_s: float):
     return wrapped
 
 
-def set_body_limits(environ, *, timeout_s: float, stall_s: float) -> None:
-    """Sets this request's body bounds (seconds) before its first read; a no-op outside
-    :func:`bounded_bodies`."""
+def set_body_limits(environ, *, timeout_s: float, stall_s: float, resend_hint: str = "") -> None:
+    """Sets this request's body bounds (seconds) before its first read, and what a 408 adds to
+    "Send it again" (``resend_hint``: an upload's "a resumable upload resumes from…"); a no-op
+    outside :func:`bounded_bodies`."""
     body = environ.get(_KEY)
     if body is not None and body._timer is None:
-        body.timeout_s, body.stall_s = timeout_s, stall_s
+        body.timeout_s, body.stall_s, body.resend_hint = timeout_s, stall_s, resend_hint
 
 
 def drop_body(environ) -> None:

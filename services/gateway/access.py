@@ -41,7 +41,8 @@ def authenticate() -> None:
             raise too_large(s.max_json_bytes)
     else:
         httpserve.set_body_limits(request.environ, stall_s=s.upload_stall_s, timeout_s=(
-            s.upload_timeout_s if request.endpoint == UPLOAD_ENDPOINTS[0] else s.upload_chunk_timeout_s))
+            s.upload_timeout_s if request.endpoint == UPLOAD_ENDPOINTS[0] else s.upload_chunk_timeout_s),
+            resend_hint="a resumable upload resumes from the offset GET /api/uploads/{id} gives")
     g.via, g.csrf = None, None
     header = request.headers.get("Authorization")
     if header:

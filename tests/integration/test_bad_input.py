@@ -469,3 +469,34 @@ def test_an_upload_to_a_path_with_no_course_id_is_no_such_route_not_too_large(st
                       files={"video": ("lecture.mp4", b"\0" * 200_000, "video/mp4")}, data={"title": "Week 1"})
     assert r.status_code in (404, 405), r.text
     assert r.json()["error"]["code"] in ("not_found", "method_not_allowed")
+
+
+def test_a_malformed_chunked_body_is_a_400_on_every_route_that_reads_one(stack, course):
+    """A chunk size that is not hexadecimal, a chunk without its CRLF or an extension with a NUL: 400
+    ``bad_request`` (gunicorn's parse error escaped as a 500 before), and nothing written."""
+    import json
+    import socket
+
+    def raw(path: str, method: str, ctype: str, body: bytes) -> tuple[str, dict]:
+        with socket.create_connection(("127.0.0.1", stack.settings.gateway_port), timeout=20) as s:
+            s.sendall(f"{method} {path} HTTP/1.1\r\nHost: x\r\nAuthorization: {stack.admin['Authorization']}\r\n"
+                      f"Content-Type: {ctype}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n".encode() + body)
+            got = b""
+            while data := s.recv(65536):
+                got += data
+        head, _, rest = got.partition(b"\r\n\r\n")
+        return head.decode("latin-1"), json.loads(rest)
+
+    form = "multipart/form-data; boundary=xx"
+    start = b"--xx\r\nContent-Disposition: form-data; name=\"title\"\r\n\r\nWeek 1\r\n"
+    for path, method, ctype, body in (
+            (f"/api/courses/{course}/search", "POST", "application/json", b"zz\r\nabc\r\n0\r\n\r\n"),
+            (f"/api/courses/{course}/ask", "POST", "application/json", b"2\r\n{}XX0\r\n\r\n"),
+            ("/api/answers/00000000-0000-4000-8000-000000000000/feedback", "POST", "application/json",
+             b"2;a=\x00\r\n{}\r\n0\r\n\r\n"),
+            (f"/api/courses/{course}/lectures", "POST", form, b"%x\r\n" % len(start) + start + b"\r\n-1\r\nab\r\n")):
+        head, err = raw(path, method, ctype, body)
+        assert head.split()[1] == "400", (path, head, err)
+        assert err["error"]["code"] == "bad_request" and "chunked" in err["error"]["message"], err
+    _assert_nothing_written(stack, course)
+    assert requests.get(f"{stack.base}/healthz", timeout=5).status_code == 200

@@ -123,6 +123,7 @@ def test_a_stalled_chunk_is_dropped_and_its_bytes_discarded(stack, slow):
     conn.close()
     assert resp.status == 408 and body["error"]["code"] == "request_timeout", body
     assert f"nothing arrived for {STALL_S} s" in body["error"]["message"]
+    assert "a resumable upload resumes from the offset" in body["error"]["message"]
     assert STALL_S - 0.5 < took < STALL_S + 4, took
     st = _status(slow.base, stack, uid)
     assert st["state"] == "receiving" and st["offset"] == 0, st
@@ -142,6 +143,7 @@ def test_slow_json_bodies_are_bounded_too(stack, slow):
     body = json.loads(resp.read())
     conn.close()
     assert resp.status == 408 and body["error"]["code"] == "request_timeout", body
+    assert body["error"]["message"].endswith("Send it again."), body  # no word of uploads for a question
     assert took < BODY_S + 4, took
     # a body that keeps sending, slowly, is dropped at its deadline
     stop = threading.Event()
