@@ -22,8 +22,14 @@ class Word:
 
 
 def _decode(data: bytes) -> str:
+    """The file's text: UTF-16 after its byte-order mark, else UTF-8 (a BOM or not), else Windows-1252.
+    Raises ``ValueError`` for a UTF-16 byte-order mark before bytes that are not UTF-16."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError:
+            raise ValueError("The captions file starts with a UTF-16 byte-order mark, but what follows is not "
+                             "UTF-16 text; save it as UTF-8.") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -31,8 +37,9 @@ def _decode(data: bytes) -> str:
 
 
 _TAG = re.compile(r"<[^>]+>")
-# a cue timing line of WebVTT (``.``) or SRT (``,``): [hh:]mm:ss.mmm --> [hh:]mm:ss.mmm [settings]
-_STAMP = r"(?:\d+:)?([0-5]\d):([0-5]\d)[.,]\d{3}"
+# a cue timing line of WebVTT (``.``) or SRT (``,``): [hh:]mm:ss.mmm --> [hh:]mm:ss.mmm [settings]; hours of
+# 1-9 digits (webvtt-py drops a cue of 11 without a word; the length limit refuses any of these clearly)
+_STAMP = r"(?:\d{1,9}:)?([0-5]\d):([0-5]\d)[.,]\d{3}"
 _TIMING = re.compile(rf"^\s*{_STAMP}\s*-->\s*{_STAMP}(?:\s|$)")
 _COMMA_MS = re.compile(r"(\d{2}:\d{2}),(\d{3})\b")
 # the most words a cue may hold: WORDS_PER_S a second of its time plus SPARE_WORDS (a cue with no

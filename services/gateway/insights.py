@@ -104,13 +104,18 @@ def grouped(questions: Sequence[str], embed: Callable[[list[str]], np.ndarray],
 
 def period(since: str | None, until: str | None, today: date | None = None) -> tuple[date, date]:
     """The inclusive day range from ISO dates (default: the 30 days up to today, UTC). Raises
-    ValueError for a bad date, a reversed range or one longer than 366 days."""
+    ValueError for a bad date, a reversed range, one longer than 366 days or one off the calendar's
+    ends (``date.min``, ``date.max``)."""
     today = today or datetime.now(timezone.utc).date()
     try:
         end = date.fromisoformat(until) if until else today
         start = date.fromisoformat(since) if since else end - timedelta(days=29)
     except ValueError:
         raise ValueError("'from' and 'to' must be ISO dates (YYYY-MM-DD).") from None
+    except OverflowError:  # 30 days before 0001-01-01
+        raise ValueError("The period must lie between 0001-01-01 and 9999-12-30.") from None
+    if end >= date.max:  # compute() counts up to the day after 'to'
+        raise ValueError("The period must lie between 0001-01-01 and 9999-12-30.")
     if start > end:
         raise ValueError("'from' must not be after 'to'.")
     if (end - start).days > 366:

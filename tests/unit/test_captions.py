@@ -24,7 +24,7 @@ def test_srt(tmp_path):
 
 
 @pytest.mark.parametrize("timing", ["00:00:99,000 --> xx", "00:00:04,000 --> 00:61:00,000", "00:00:04 --> 00:00:05",
-                                    "4.0 --> 5.0"])
+                                    "4.0 --> 5.0", "99999999999:00:00,000 --> 99999999999:00:05,000"])
 def test_a_cue_with_a_broken_timing_is_refused_not_dropped(tmp_path, timing):
     f = tmp_path / "c.srt"
     f.write_text(f"1\n00:00:01,000 --> 00:00:03,000\nMerge sort splits the array.\n\n2\n{timing}\nThen it merges.\n")
@@ -61,6 +61,9 @@ def test_latin1_and_utf16_and_nul(tmp_path):
     assert [w.word for w in parse_captions(f)] == ["Hash", "tables."]
     f.write_bytes(b"WEBVTT\n\n00:01.000 --> 00:03.000\nNul\x00 byte here.\n")
     assert [w.word for w in parse_captions(f)] == ["Nul", "byte", "here."]
+    f.write_bytes(b"\xff\xfe\xfa garbage!\n")  # a UTF-16 byte-order mark before bytes that are not UTF-16
+    with pytest.raises(ValueError, match="^The captions file starts with a UTF-16 byte-order mark"):
+        parse_captions(f)
 
 
 def test_overlapping_cues_keep_speech_order(tmp_path):

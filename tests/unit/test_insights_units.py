@@ -37,7 +37,9 @@ def test_grouped_labels_by_the_central_question_with_distinct_examples():
 def test_period_defaults_and_refusals():
     assert period(None, None, today=date(2026, 3, 31)) == (date(2026, 3, 2), date(2026, 3, 31))
     assert period("2026-01-01", "2026-01-07") == (date(2026, 1, 1), date(2026, 1, 7))
-    for bad in (("2026-01-08", "2026-01-07"), ("yesterday", None), ("2024-01-01", "2026-01-01")):
+    assert period("0001-01-01", "0001-01-02") == (date(1, 1, 1), date(1, 1, 2))
+    for bad in (("2026-01-08", "2026-01-07"), ("yesterday", None), ("2024-01-01", "2026-01-01"),
+                (None, "0001-01-01"), (None, "9999-12-31"), ("9999-12-30", "9999-12-31")):  # off the calendar: 500 before
         with pytest.raises(ValueError):
             period(*bad)
 
