@@ -1,7 +1,7 @@
 """``lecture-copilot`` (or ``python -m lecturecopilot.cli``): run and operate the stack.
 
 Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL [--days N]``,
-``revoke-tokens --email EMAIL``,
+``revoke-tokens --email EMAIL``, ``signin-link --email EMAIL`` (a browser sign-in link, printed),
 ``process FILE --course COURSE [--captions FILE] [--title T] [--number N]``, ``migrate-vectors``,
 ``reindex [--course ID|TITLE] [--lecture ID]``.
 """
@@ -26,6 +26,9 @@ def _parser() -> argparse.ArgumentParser:
     mint.add_argument("--days", type=int, default=90, help="days the token is valid (default 90, at most 3650)")
     revoke = sub.add_parser("revoke-tokens", help="revoke every API token and browser session of an address")
     revoke.add_argument("--email", required=True)
+    link = sub.add_parser("signin-link", help="print a single-use browser sign-in link for an address "
+                                               "(what the sign-in mail holds; for a server that sends no mail)")
+    link.add_argument("--email", required=True)
     proc = sub.add_parser("process", help="process a lecture file through the pipeline and wait until it is ready")
     proc.add_argument("file", help=f"a video ({CONTAINERS_LABEL}) or captions (WebVTT, SRT) file")
     proc.add_argument("--course", required=True, help="course id, or a title (created when no course has it)")
@@ -80,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         from services.index.commands import reindex_command
 
         return reindex_command(settings, args.course, args.lecture)
-    elif args.cmd in ("mint-token", "revoke-tokens"):
+    elif args.cmd in ("mint-token", "revoke-tokens", "signin-link"):
+        from services.gateway.accounts import signin_link
         from services.gateway.auth import mint_token, revoke_tokens
 
         from . import db
@@ -90,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.cmd == "revoke-tokens":
                 tokens, sessions = revoke_tokens(pool, args.email)
                 print(f"revoked {tokens} token(s) and {sessions} browser session(s) of {args.email}")
+            elif args.cmd == "signin-link":
+                print(signin_link(pool, settings, args.email))
+                print(f"(works once, for {settings.login_link_minutes:g} minutes; open it in the browser)", file=sys.stderr)
             else:
                 print(mint_token(pool, args.role, args.email, args.days))
         except ValueError as e:

@@ -61,6 +61,17 @@ def new_login_token(pool: ConnectionPool, email: str, minutes: float) -> str:
     return token
 
 
+def signin_link(pool: ConnectionPool, settings: Settings, email: str) -> str:
+    """A single-use sign-in link (``LC_PUBLIC_URL``/auth/verify?token=…, valid ``LC_LOGIN_LINK_MINUTES``)
+    for ``email``: what the sign-in mail carries, and what ``lecture-copilot signin-link`` prints for an
+    operator whose server sends no mail. Raises ``ValueError`` when ``email`` is not an address."""
+    address = normal_email(email)
+    if address is None:
+        raise ValueError(f"{email!r} is not an email address")
+    token = new_login_token(pool, address, settings.login_link_minutes)
+    return f"{settings.public_url.rstrip('/')}/auth/verify?token={token}"
+
+
 def consume_login_token(pool: ConnectionPool, token: str) -> str | None:
     """Marks the token used and returns its email; None when unknown, expired or already used."""
     if not isinstance(token, str) or not token or len(token) > 200:

@@ -41,7 +41,8 @@ def _mail_link(email: str, link: str) -> None:
         log.exception("sending the sign-in link failed")
         raise ApiError(503, "mail_unavailable", "The sign-in mail could not be sent; try again shortly.") from None
     if not sent:
-        raise ApiError(503, "mail_off", "Sign-in by email is not configured on this server (LC_SMTP_HOST).")
+        raise ApiError(503, "mail_off", "Sign-in by email is not configured on this server (LC_SMTP_HOST). "
+                       "Its operator can make you a sign-in link: lecture-copilot signin-link --email <address>.")
 
 
 @bp.post("/api/auth/magic-link")
@@ -58,8 +59,7 @@ def magic_link(body: schemas.MagicLink):
     address = limits.person_key(c.secret, email, None)  # and per address: no mail-bombing from many IPs
     limited([(f"signin:{visitor}", limits.HOUR_S, c.settings.signin_limit),
              (f"signin-to:{address}", limits.HOUR_S, c.settings.signin_limit)], "sign-in links")
-    token = accounts.new_login_token(c.pool, email, c.settings.login_link_minutes)
-    _mail_link(email, f"{c.settings.public_url.rstrip('/')}/auth/verify?token={token}")
+    _mail_link(email, accounts.signin_link(c.pool, c.settings, email))
     return jsonify({"sent": True}), 202
 
 
