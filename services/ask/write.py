@@ -69,8 +69,13 @@ MIN_RUN_WORDS = 15  # fewer words than this ("This is what we call radix sort. R
 MAX_RUN = 4         # sentences an answer may grow to
 
 
-def _words(sents: list) -> int:
-    return sum(len(re.findall(r"[A-Za-z0-9]+", clean(s.text))) for s in sents)
+def _words(sents: list, query: str | None = None) -> int:
+    """Words the sentences show in an answer: a slide's are its quoted item's for ``query``
+    (:func:`slide_excerpt`), none without a query (a slide's heading and items are not the lecture
+    explaining, and the whole slide is never shown)."""
+    return sum(len(re.findall(r"[A-Za-z0-9]+", clean(s.text) if getattr(s, "kind", "speech") != "slide"
+                              else slide_excerpt(s.text, query, is_chatter) if query is not None else ""))
+               for s in sents)
 
 
 def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
@@ -81,7 +86,9 @@ def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
     then chatter at either end is dropped, never the last sentence. A run of fewer than
     ``MIN_RUN_WORDS`` words then takes the segment's next sentences (up to ``MAX_RUN``), and one that
     ends on a question takes the sentence answering it, or, at ``MAX_RUN`` or the segment's end,
-    stops before the question. ``sents`` have a ``text``; returns the new ``(i, j)``, ``i < j``."""
+    stops before the question; a slide's words do not count towards ``MIN_RUN_WORDS`` (only its one
+    quoted item is shown: the demo's "What is chaining?" was the slide's item and "So this is an idea
+    called chaining."). ``sents`` have a ``text``; returns the new ``(i, j)``, ``i < j``."""
     while j < len(sents) and (is_question(sents[i].text) or is_chatter(sents[i].text)):
         i += 1
         j += 1
@@ -185,7 +192,7 @@ def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query
     are measured against each other, not against the question (measured: ``python -m
     evals.answers``, answers under 15 words). Returns (passage, sentence) pairs."""
     target = DETAIL_WORDS if _DETAIL.search(query) else TARGET_WORDS
-    have = _words([s for _, s in run])
+    have = _words([s for _, s in run], query)
     if have >= target:
         return []
     taken = {(pp.hit.lecture_id, round(s.start_s, 2)) for pp, s in run}
@@ -209,7 +216,7 @@ def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query
             continue
         out.append((p, s))
         taken.add(key)
-        have += _words([s])
+        have += _words([s], query)
     return out
 
 

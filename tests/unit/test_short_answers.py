@@ -49,3 +49,18 @@ def test_an_answer_after_the_lecturers_own_question_takes_the_sentences_that_ans
     assert words >= MIN_RUN_WORDS, [s.text for s in out]
     assert [s.text for s in out][0] == "It's worse than a sorted array."
     assert all(c.t_s in {t for t, _ in FIRST + SECOND} for s in out for c in s.cites)
+
+
+def test_a_slide_does_not_make_a_run_long_enough_to_answer():
+    """Only one item of a slide is shown, so its heading and items do not count towards the words an
+    answer needs (the demo's "What is chaining?" was a slide item and "So this is an idea called chaining.")."""
+    from services.ask.write import answer_run
+
+    sents = [IndexedSentence(196.5, 197.9, "Why chaining works: Any sequence structure can be a chain; Choose h so that "
+                                           "chains stay short; Short chains: constant-time operations", "slide"),
+             IndexedSentence(197.9, 199.7, "So this is an idea called chaining."),
+             IndexedSentence(199.7, 201.5, "I can put anything I want there."),
+             IndexedSentence(201.5, 204.4, "Commonly, we talk about putting a linked list there."),
+             IndexedSentence(204.4, 207.4, "But you can put, you know, a dynamic array there.")]
+    assert answer_run(sents, 0, 2) == (0, 4)
+    assert answer_run(sents[1:], 0, 1) == (0, 3)  # the same speech without the slide grows the same way
