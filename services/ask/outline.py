@@ -66,18 +66,25 @@ _OF_LECTURE = re.compile(r"\b(?:chapters?|sections?|parts|topics?|outline|overvi
                          r"agenda|about|covers?|covered|discuss(?:es|ed)?|teach(?:es)?|go(?:es)? over|happens? in)\b", re.I)
 
 
-def asks_for_outline(question: str) -> int | None:
+def asks_for_outline(question: str, titles: dict[int, str] | None = None) -> int | None:
     """The lecture number when ``question`` asks what one lecture holds ("What are the chapters of
     lecture 5?", "what is lecture 4 about", "summarize the third lecture"), else None. Besides the
     lecture it names and the words of such a request (:data:`_OF_LECTURE`), the question may hold only
     very common words (``gate.common_word``): "what does lecture 3 say about merge sort?" names a
-    topic, so it is a question about merge sort, not about the lecture."""
+    topic, so it is a question about merge sort, not about the lecture. A lecture may be named by
+    its title too (``titles``: number → title) when the title holds a number ("what's week 1 about"
+    for a lecture titled "Week 1"): such a title is a name; one without ("Hashing") is a topic."""
     from .gate import common_word
 
-    n = lecture_ref(question)
+    n, named = lecture_ref(question), None
+    if n is None:
+        named = next(((k, t) for k, t in (titles or {}).items() if re.search(r"\d", t)
+                      and re.search(rf"(?<!\w){re.escape(t.strip())}(?!\w)", question, re.I)), None)
+        n = named[0] if named else None
     if n is None or not _OF_LECTURE.search(question) or _WHICH.search(question):
         return None
-    rest = _OF_LECTURE.sub(" ", _LECTURE_ORDINAL.sub(" ", _LECTURE_NUMBER.sub(" ", question)))
+    rest = re.sub(rf"(?<!\w){re.escape(named[1].strip())}(?!\w)", " ", question, flags=re.I) if named else question
+    rest = _OF_LECTURE.sub(" ", _LECTURE_ORDINAL.sub(" ", _LECTURE_NUMBER.sub(" ", rest)))
     return None if any(not common_word(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]+", rest)) else n
 
 
@@ -195,7 +202,7 @@ def answer(question: str, lectures: list[LectureInfo],
         total = sum(l.duration_s or 0 for l in ready)
         return [AnswerSentence(f"The {len(ready)} lecture{'s' if len(ready) != 1 else ''} add up to {clock(total)}.",
                                [Cite(l.id, l.number, 0.0) for l in ready])]
-    n = asks_for_outline(question)
+    n = asks_for_outline(question, {l.number: l.title for l in ready})
     if n is not None:
         return lecture_outline(by_number[n]) if n in by_number else _no_such_lecture(n, ready)
     if asks_for_unnamed_outline(question):

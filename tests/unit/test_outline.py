@@ -105,3 +105,17 @@ def test_what_a_lecture_is_about_says_it_with_each_chapter_summary():
     assert [(c.lecture_id, c.t_s) for c in s.cites] == [("d", 0.0)]
     bare = answer("what is lecture 1 about", [LectureInfo("d", 1, "T", 60.0, ((0.0, "Distance"),))], lambda t: None)
     assert bare[0].text == "L1 \u201cT\u201d (1:00) is one chapter, Distance."
+
+
+@pytest.mark.parametrize("q,outline", [("what's week 1 about", True), ("What is Week 1 about?", True),
+                                       ("summarize week 1", True), ("what does week 1 say about chaining?", False),
+                                       ("what is hashing about", False), ("week 12 outline", False)])
+def test_a_lecture_is_named_by_a_title_that_holds_a_number(q, outline):
+    """"What's week 1 about" was declined in a course whose lecture 1 is titled "Week 1" (the newcomer's
+    README walk-through); a title without a number ("Hashing") names a topic, not a lecture."""
+    from services.ask.outline import answer
+
+    lectures = [LectureInfo("w1", 1, "Week 1", 250.0, ((0.0, "Collisions"), (120.0, "Chaining"))),
+                LectureInfo("h", 2, "Hashing", 300.0, ((0.0, "Hash functions"),))]
+    out = answer(q, lectures, lambda t: None)
+    assert (out is not None and out[0].text.startswith("L1 \u201cWeek 1\u201d")) == outline, out
