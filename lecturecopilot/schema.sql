@@ -155,7 +155,7 @@ CREATE TABLE IF NOT EXISTS uploads (
   filename text NOT NULL,
   size bigint NOT NULL,
   meta jsonb,
-  state text NOT NULL DEFAULT 'receiving',   -- receiving | finishing | queued | refused | expired
+  state text NOT NULL DEFAULT 'receiving',   -- receiving | finishing | queued | refused | expired | cancelled
   lecture_id uuid,
   error text,
   created_at timestamptz NOT NULL DEFAULT now()

@@ -122,7 +122,7 @@ class LectureQueued(Answer):
 
 
 class UploadStatus(Answer):
-    """A resumable upload: ``state`` receiving | finishing | queued | refused | expired."""
+    """A resumable upload: ``state`` receiving | finishing | queued | refused | expired | cancelled."""
 
     upload_id: str
     course_id: str

@@ -231,6 +231,26 @@ def put_chunk(*, settings: Settings, records: IngestStore, store: MediaStore, pu
     return _status(settings, _row(records, settings, upload_id), row["size"])
 
 
+def cancel_upload(*, settings: Settings, records: IngestStore, store: MediaStore, upload_id: str) -> dict:
+    """Cancels a receiving upload: ``cancelled``, its bytes removed, its place among the open
+    uploads of its owner (``LC_UPLOADS_OPEN_MAX``) free at once rather than when it expires. Returns
+    the status. Raises :class:`IngestError` 404 unknown, 409 ``busy`` while a chunk is being written,
+    410 an upload no longer receiving (finished, refused, expired or cancelled)."""
+    row = _row(records, settings, upload_id)
+    upload_id = str(row["id"])
+    try:
+        with parts_of(store, records).locked(upload_id):
+            row = _row(records, settings, upload_id)
+            if row["state"] != "receiving" or not records.set_upload_state(
+                    upload_id, "cancelled", frm=("receiving",), error="cancelled by its uploader."):
+                raise _closed(row)
+            parts_of(store, records).remove(upload_id)
+    except Busy:
+        raise IngestError("A chunk of this upload is being written; retry.", status=409, code="busy") from None
+    log.info("upload %s cancelled", upload_id)
+    return _status(settings, _row(records, settings, upload_id), 0)
+
+
 def _refuse_if_taken(records: IngestStore, store: MediaStore, row: dict) -> None:
     """Refuses a receiving upload (the caller holds its lock) whose declared lecture number a
     lecture took meanwhile (one registered in the moment between this upload's check and its

@@ -180,6 +180,14 @@ def resumable_chunk_check(upload_id: str):
     return jsonify(status), 202 if status["state"] == "queued" else 200
 
 
+@uploads.delete("/v1/uploads/<upload_id>")
+def resumable_cancel(upload_id: str):
+    """Cancels a receiving upload and removes its bytes → 200 the status (``cancelled``)."""
+    parts = ingest()
+    return jsonify(resumable.cancel_upload(settings=parts.settings, records=parts.records, store=parts.store,
+                                           upload_id=upload_id))
+
+
 @uploads.put("/v1/uploads/<upload_id>")
 def resumable_chunk(upload_id: str):
     """One chunk with ``Content-Range: bytes a-b/size`` → 200 the status, 202 once the lecture is queued."""

@@ -600,3 +600,38 @@ def test_an_upload_whose_bytes_go_during_its_finish_is_lost_not_a_500(stack, syn
     st = _status(stack, uid)
     assert st["state"] == "refused" and "lost" in st["error"], st
     assert requests.delete(f"{stack.base}/api/courses/{course}", headers=stack.admin, timeout=30).status_code == 204
+
+
+def test_an_upload_can_be_cancelled_and_frees_its_place_at_once(stack):
+    """DELETE /api/uploads/{id} (the hostile probe: an instructor at LC_UPLOADS_OPEN_MAX had to wait for
+    one to expire): its bytes go, a chunk after it is 410, its place among the open uploads is free, and
+    only who may manage its course may cancel it."""
+    from web_helpers import mint
+
+    cap = stack.settings.uploads_open_max
+    who = mint(stack, "instructor", "canceller@example.edu")
+    course = requests.post(f"{stack.base}/api/courses", json={"title": "Cancelled"}, headers=who, timeout=10).json()["id"]
+    parts = stack.settings.media_dir / "uploads"
+
+    def start(name):
+        return requests.post(f"{stack.base}/api/courses/{course}/uploads", headers=who, timeout=10,
+                             json={"filename": name, "size": 1000})
+
+    opened = [start(f"{k}.mp4").json() for k in range(cap)]
+    first = opened[0]["upload_id"]
+    r = requests.put(f"{stack.base}/api/uploads/{first}", data=b"x" * 300, timeout=10,
+                     headers={**who, "Content-Range": "bytes 0-299/1000"})
+    assert r.status_code == 200 and (parts / f"{first}.part").exists(), r.text
+    assert _err(start("one-more.mp4"), 429, "too_many_uploads")
+    other = mint(stack, "instructor", "not-the-owner@example.edu")
+    assert requests.delete(f"{stack.base}/api/uploads/{first}", headers=other, timeout=10).status_code in (403, 404)
+    r = requests.delete(f"{stack.base}/api/uploads/{first}", headers=who, timeout=10)
+    assert r.status_code == 200 and r.json()["state"] == "cancelled" and r.json()["offset"] == 0, r.text
+    assert not (parts / f"{first}.part").exists()
+    assert "already cancelled" in _err(requests.put(f"{stack.base}/api/uploads/{first}", data=b"x" * 10, timeout=10,
+                                                    headers={**who, "Content-Range": "bytes 300-309/1000"}),
+                                       410, "upload_closed")
+    assert _err(requests.delete(f"{stack.base}/api/uploads/{first}", headers=who, timeout=10), 410, "upload_closed")
+    assert start("after-cancel.mp4").status_code == 201  # its place was free at once
+    assert requests.delete(f"{stack.base}/api/uploads/00000000-0000-4000-8000-000000000000", headers=who,
+                           timeout=10).status_code == 404

@@ -53,6 +53,15 @@ def resumable_upload_status(upload_id: str):
     return ingest_client.relay("GET", f"/v1/uploads/{uid}", timeout_s=300)
 
 
+@bp.delete("/api/uploads/<upload_id>")
+@returns(out.UploadStatus)
+def cancel_resumable_upload(upload_id: str):
+    """Cancels a resumable upload that is still receiving (owner or admin): its bytes are removed
+    and it no longer counts among its uploader's open uploads."""
+    uid = managed_upload(upload_id, ingest_client.upload_course)
+    return ingest_client.relay("DELETE", f"/v1/uploads/{uid}", timeout_s=60)
+
+
 @bp.put("/api/uploads/<upload_id>")
 @takes("application/octet-stream")
 @returns(out.UploadStatus, 200)
