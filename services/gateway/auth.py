@@ -32,7 +32,9 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
     """Creates an API token for ``email`` with ``role``, valid for ``days`` days (1..3650); returns
     the token (shown once). ValueError for an unknown role, a life out of range, or an address the
     sign-in and member routes would refuse (:func:`.accounts.normal_email`: a token for it could
-    never be made a course member). The address is stored as those routes store it (lower-cased)."""
+    never be made a course member). The address is stored as those routes store it (lower-cased).
+    An instructor token also makes the address's account an instructor, as an approved role request
+    does: signed in with a browser, the person can manage courses too (they were a student there)."""
     from .accounts import normal_email  # accounts imports this module
 
     if role not in ROLES:
@@ -44,6 +46,8 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
         raise ValueError(f"{email!r} is not an email address sign-in accepts (e.g. name@university.edu)")
     token = "lc_" + secrets.token_urlsafe(32)
     store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address, days)
+    if role == "instructor":
+        store.grant_instructor(pool, address)
     return token
 
 

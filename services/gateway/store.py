@@ -223,6 +223,13 @@ def ensure_user(pool: ConnectionPool, email: str, admin: bool) -> str:
         return conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()["role"]
 
 
+def grant_instructor(pool: ConnectionPool, email: str) -> None:
+    """Makes the account of ``email`` an instructor (created if new; an admin stays admin)."""
+    with pool.connection() as conn:
+        conn.execute("INSERT INTO users (email, role) VALUES (%s, 'instructor') ON CONFLICT (email) DO UPDATE "
+                     "SET role='instructor' WHERE users.role='student'", (email,))
+
+
 def save_session(pool: ConnectionPool, sid_sha256: str, email: str, csrf_token: str, days: float) -> None:
     """Stores a web session (its id's hash) of ``email`` with its CSRF token, valid ``days``."""
     with pool.connection() as conn:

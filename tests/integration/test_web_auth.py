@@ -154,3 +154,18 @@ def test_an_operator_whose_server_sends_no_mail_prints_a_sign_in_link(stack):
     assert again.status_code == 400 and again.json()["error"]["code"] == "invalid_link"
     bad = cli("--email", "not an address")
     assert bad.returncode == 2 and "not an email address" in bad.stderr, (bad.stdout, bad.stderr)
+
+
+def test_an_instructor_token_makes_the_account_an_instructor_in_the_browser_too(stack, smtp_sink):
+    """The hostile probe: an instructor minted with ``mint-token --role instructor`` signed in with a
+    browser as a student and could not manage the course the token had made."""
+    from web_helpers import mint
+
+    token = mint(stack, "instructor", "Minted-Inst@example.edu")
+    assert requests.post(f"{stack.base}/api/courses", json={"title": "Minted"}, headers=token, timeout=10).status_code == 201
+    s = sign_in(stack.base, smtp_sink, "minted-inst@example.edu")
+    assert s.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "instructor"
+    mine = s.get(f"{stack.base}/api/courses?mine=1", timeout=10).json()["courses"]
+    assert [c["title"] for c in mine] == ["Minted"]
+    plain = sign_in(stack.base, smtp_sink, "just-signed-in@example.edu")  # no token: a student, as before
+    assert plain.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "student"
