@@ -92,8 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         pool = db.make_pool(settings, max_size=1)
         try:
             if args.cmd == "revoke-tokens":
-                tokens, sessions = revoke_tokens(pool, args.email)
-                print(f"revoked {tokens} token(s) and {sessions} browser session(s) of {args.email}")
+                tokens, sessions, demoted = revoke_tokens(pool, args.email)
+                print(f"revoked {tokens} token(s) and {sessions} browser session(s) of {args.email}"
+                      + ("; the account is a student again" if demoted else ""))
             elif args.cmd == "signin-link":
                 print(signin_link(pool, settings, args.email))
                 print(f"(works once, for {settings.login_link_minutes:g} minutes; open it in the browser)", file=sys.stderr)

@@ -51,15 +51,18 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
     return token
 
 
-def revoke_tokens(pool: ConnectionPool, email: str) -> tuple[int, int]:
+def revoke_tokens(pool: ConnectionPool, email: str) -> tuple[int, int, bool]:
     """Revokes every API token and ends every browser session of ``email`` at once (the next request
-    with one is anonymous); returns how many of each there were. The address is normalised as
-    :func:`mint_token` stores it (an internationalised domain in its ASCII form: "zed@bücher.example"
-    revoked nothing)."""
+    with one is anonymous), and makes an instructor account a student again (an instructor token
+    made it one, :func:`mint_token`; a person cut off does not keep managing courses by signing in
+    again); returns how many tokens and sessions there were and whether the account was demoted.
+    The address is normalised as :func:`mint_token` stores it (an internationalised domain in its
+    ASCII form: "zed@bücher.example" revoked nothing)."""
     from .accounts import normal_email
 
     email = normal_email(email) or email.strip()
-    return store.delete_api_tokens(pool, email), store.delete_sessions_of(pool, email)
+    return (store.delete_api_tokens(pool, email), store.delete_sessions_of(pool, email),
+            store.demote_instructor(pool, email))
 
 
 def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:

@@ -301,6 +301,13 @@ def delete_sessions_of(pool: ConnectionPool, email: str) -> int:
         return conn.execute("DELETE FROM web_sessions WHERE lower(email)=%s", (email.lower(),)).rowcount
 
 
+def demote_instructor(pool: ConnectionPool, email: str) -> bool:
+    """An ``instructor`` user becomes a ``student`` again; True when one did."""
+    with pool.connection() as conn:
+        return conn.execute("UPDATE users SET role='student' WHERE email=%s AND role='instructor' RETURNING email",
+                            (email,)).fetchone() is not None
+
+
 def demote_admin(pool: ConnectionPool, email: str) -> None:
     """An ``admin`` user no longer listed in LC_ADMIN_EMAILS becomes a ``student`` again."""
     with pool.connection() as conn:

@@ -169,3 +169,15 @@ def test_an_instructor_token_makes_the_account_an_instructor_in_the_browser_too(
     assert [c["title"] for c in mine] == ["Minted"]
     plain = sign_in(stack.base, smtp_sink, "just-signed-in@example.edu")  # no token: a student, as before
     assert plain.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "student"
+    # revoking cuts the person off, the instructor role too: signed in again, a student
+    import subprocess
+    import sys
+
+    from lecturecopilot.stack import service_env
+
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "minted-inst@example.edu"],
+                         capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
+    assert "revoked 1 token(s) and 1 browser session(s) of minted-inst@example.edu; the account is a student again" \
+        in out.stdout, (out.stdout, out.stderr)
+    again = sign_in(stack.base, smtp_sink, "minted-inst@example.edu")
+    assert again.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "student"
