@@ -23,13 +23,17 @@ class Word:
 
 def _decode(data: bytes) -> str:
     """The file's text: UTF-16 after its byte-order mark, else UTF-8 (a BOM or not), else Windows-1252.
-    Raises ``ValueError`` for a UTF-16 byte-order mark before bytes that are not UTF-16."""
+    Raises ``ValueError`` for a UTF-16 byte-order mark before bytes that do not read as UTF-16 captions
+    (undecodable, or no cue timing in them: other bytes of an even length decode to junk)."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            return data.decode("utf-16")
+            text = data.decode("utf-16")
         except UnicodeDecodeError:
+            text = ""
+        if "-->" not in text:  # not UTF-16, or UTF-16 of no cue timing: bytes of another encoding after the mark
             raise ValueError("The captions file starts with a UTF-16 byte-order mark, but what follows is not "
-                             "UTF-16 text; save it as UTF-8.") from None
+                             "UTF-16 captions; save it as UTF-8.")
+        return text
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

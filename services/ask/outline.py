@@ -143,9 +143,10 @@ def _dur(l: LectureInfo) -> str:
     return clock(l.duration_s) if l.duration_s else "unknown length"
 
 
-def _no_such_lecture(n: int, ready: list[LectureInfo]) -> list[AnswerSentence]:
+def _no_such_lecture(n: int | str, ready: list[LectureInfo]) -> list[AnswerSentence]:
     """"There is no lecture 7 in this course; it has only lecture 4, “Hashing”." (or "its lectures are
-    1, 2 and 5", "its lectures are 1–12"), citing each lecture's start."""
+    1, 2 and 5", "its lectures are 1–12"), citing each lecture's start; ``n`` a number, or what was
+    asked for ("week 2")."""
     nums = [x.number for x in ready]
     if len(ready) == 1:
         which = f"it has only lecture {nums[0]}, \u201c{ready[0].title}\u201d"
@@ -153,7 +154,25 @@ def _no_such_lecture(n: int, ready: list[LectureInfo]) -> list[AnswerSentence]:
         which = f"its lectures are {nums[0]}\u2013{nums[-1]}"
     else:
         which = f"its lectures are {', '.join(map(str, nums[:-1]))} and {nums[-1]}"
-    return [AnswerSentence(f"There is no lecture {n} in this course; {which}.", [Cite(x.id, x.number, 0.0) for x in ready])]
+    asked = f"lecture {n}" if isinstance(n, int) else n
+    return [AnswerSentence(f"There is no {asked} in this course; {which}.", [Cite(x.id, x.number, 0.0) for x in ready])]
+
+
+_TITLED = re.compile(r"^\s*([A-Za-z]+)\s*(\d{1,4})\s*$")  # "Week 1", "Session 12": a series' name and number
+
+
+def _missing_titled(question: str, ready: list[LectureInfo]) -> list[AnswerSentence] | None:
+    """"There is no week 2 in this course; …" when the lectures are titled as a series ("Week 1") and
+    ``question`` asks what one of it holds (:func:`asks_for_outline` with the title in the question)
+    by a number none has; else None. (The search would answer "what's week 2 about" from week 1.)"""
+    series = {m.group(1).lower(): m.group(1) for l in ready if (m := _TITLED.match(l.title))}
+    for low, word in series.items():
+        for m in re.finditer(rf"(?<!\w){re.escape(low)}\s*(\d{{1,4}})(?!\w)", question, re.I):
+            asked = f"{word} {int(m.group(1))}"
+            if all(l.title.strip().lower() != asked.lower() for l in ready) \
+                    and asks_for_outline(question.replace(m.group(0), asked), {0: asked}) == 0:
+                return _no_such_lecture(f"{low} {int(m.group(1))}", ready)
+    return None
 
 
 def _course_topics(ready: list[LectureInfo]) -> list[AnswerSentence]:
@@ -205,6 +224,8 @@ def answer(question: str, lectures: list[LectureInfo],
     n = asks_for_outline(question, {l.number: l.title for l in ready})
     if n is not None:
         return lecture_outline(by_number[n]) if n in by_number else _no_such_lecture(n, ready)
+    if missing := _missing_titled(question, ready):
+        return missing
     if asks_for_unnamed_outline(question):
         one = [l for l in ready if l.id == scope] or (ready if len(ready) == 1 else [])
         return lecture_outline(one[0]) if one else _course_topics(ready)

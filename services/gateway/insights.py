@@ -113,7 +113,8 @@ def period(since: str | None, until: str | None, today: date | None = None) -> t
     except ValueError:
         raise ValueError("'from' and 'to' must be ISO dates (YYYY-MM-DD).") from None
     except OverflowError:  # 30 days before 0001-01-01
-        raise ValueError("The period must lie between 0001-01-01 and 9999-12-30.") from None
+        raise ValueError("The period must lie between 0001-01-01 and 9999-12-30 (without 'from' it starts 29 "
+                         "days before 'to').") from None
     if end >= date.max:  # compute() counts up to the day after 'to'
         raise ValueError("The period must lie between 0001-01-01 and 9999-12-30.")
     if start > end:

@@ -61,9 +61,11 @@ def test_latin1_and_utf16_and_nul(tmp_path):
     assert [w.word for w in parse_captions(f)] == ["Hash", "tables."]
     f.write_bytes(b"WEBVTT\n\n00:01.000 --> 00:03.000\nNul\x00 byte here.\n")
     assert [w.word for w in parse_captions(f)] == ["Nul", "byte", "here."]
-    f.write_bytes(b"\xff\xfe\xfa garbage!\n")  # a UTF-16 byte-order mark before bytes that are not UTF-16
-    with pytest.raises(ValueError, match="^The captions file starts with a UTF-16 byte-order mark"):
-        parse_captions(f)
+    for junk in (b"\xff\xfe\xfa garbage!\n",  # a UTF-16 byte-order mark before bytes that are not UTF-16
+                 b"\xff\xfeWEBVTT\n\n00:00:01.000 --> 00:00:05.000\nnot utf16 reallyX\n"):  # even: junk characters
+        f.write_bytes(junk)
+        with pytest.raises(ValueError, match="^The captions file starts with a UTF-16 byte-order mark"):
+            parse_captions(f)
 
 
 def test_overlapping_cues_keep_speech_order(tmp_path):

@@ -119,3 +119,15 @@ def test_a_lecture_is_named_by_a_title_that_holds_a_number(q, outline):
                 LectureInfo("h", 2, "Hashing", 300.0, ((0.0, "Hash functions"),))]
     out = answer(q, lectures, lambda t: None)
     assert (out is not None and out[0].text.startswith("L1 \u201cWeek 1\u201d")) == outline, out
+
+
+@pytest.mark.parametrize("q,reply", [
+    ("what's week 2 about", "There is no week 2 in this course; it has only lecture 1, \u201cWeek 1\u201d."),
+    ("summarize Week 12", "There is no week 12 in this course; it has only lecture 1, \u201cWeek 1\u201d."),
+    ("what does week 2 say about chaining?", None), ("what's week 1 about", "L1 \u201cWeek 1\u201d")])
+def test_a_number_the_series_of_titles_lacks_is_named_as_such(q, reply):
+    """The re-probe: "what's week 2 about" in a course whose one lecture is "Week 1" was answered from week 1."""
+    from services.ask.outline import answer
+
+    out = answer(q, [LectureInfo("w1", 1, "Week 1", 250.0, ((0.0, "Collisions"),))], lambda t: None)
+    assert (out[0].text if out else None) == reply or (reply and out and out[0].text.startswith(reply)), out
