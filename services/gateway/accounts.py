@@ -83,7 +83,7 @@ def ensure_user(pool: ConnectionPool, email: str, admin_emails: set[str] | froze
     """Creates the user (role student, or admin when listed) if new, makes a listed one admin and an
     admin no longer listed a student; returns the current role."""
     if email not in admin_emails:
-        store.demote_admin(pool, email)
+        store.demote(pool, email, "admin")
     return store.ensure_user(pool, email, email in admin_emails)
 
 
@@ -104,7 +104,7 @@ def session_principal(pool: ConnectionPool, sid, admin_emails: frozenset[str] = 
         return None
     role = row["role"]
     if role == "admin" and row["email"].lower() not in admin_emails:
-        store.demote_admin(pool, row["email"])
+        store.demote(pool, row["email"], "admin")
         role = "student"
     return Principal(role, row["email"]), row["csrf_token"]
 

@@ -46,8 +46,6 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
         raise ValueError(f"{email!r} is not an email address sign-in accepts (e.g. name@university.edu)")
     token = "lc_" + secrets.token_urlsafe(32)
     store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address, days)
-    if role == "instructor":
-        store.grant_instructor(pool, address)
     return token
 
 
@@ -62,7 +60,7 @@ def revoke_tokens(pool: ConnectionPool, email: str) -> tuple[int, int, bool]:
 
     email = normal_email(email) or email.strip()
     return (store.delete_api_tokens(pool, email), store.delete_sessions_of(pool, email),
-            store.demote_instructor(pool, email))
+            store.demote(pool, email, "instructor"))
 
 
 def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:

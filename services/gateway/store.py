@@ -223,13 +223,6 @@ def ensure_user(pool: ConnectionPool, email: str, admin: bool) -> str:
         return conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()["role"]
 
 
-def grant_instructor(pool: ConnectionPool, email: str) -> None:
-    """Makes the account of ``email`` an instructor (created if new; an admin stays admin)."""
-    with pool.connection() as conn:
-        conn.execute("INSERT INTO users (email, role) VALUES (%s, 'instructor') ON CONFLICT (email) DO UPDATE "
-                     "SET role='instructor' WHERE users.role='student'", (email,))
-
-
 def save_session(pool: ConnectionPool, sid_sha256: str, email: str, csrf_token: str, days: float) -> None:
     """Stores a web session (its id's hash) of ``email`` with its CSRF token, valid ``days``."""
     with pool.connection() as conn:
@@ -276,10 +269,14 @@ def decide_role_request(pool: ConnectionPool, request_id: str, approve: bool, ad
 
 # -- API tokens (auth.py) and rate counters (limits.py) ---------------------------------------
 def save_api_token(pool: ConnectionPool, token_sha256: str, role: str, email: str, days: int) -> None:
-    """Stores an API token (its hash) of ``email`` with ``role``, valid for ``days`` days."""
+    """Stores an API token (its hash) of ``email`` with ``role``, valid for ``days`` days; an instructor's
+    makes the account an instructor too (created if new; an admin stays admin)."""
     with pool.connection() as conn:
         conn.execute("INSERT INTO api_tokens (token_sha256, role, email, expires_at) "
                      "VALUES (%s,%s,%s, now() + make_interval(days => %s))", (token_sha256, role, email, days))
+        if role == "instructor":
+            conn.execute("INSERT INTO users (email, role) VALUES (%s, 'instructor') ON CONFLICT (email) DO UPDATE "
+                         "SET role='instructor' WHERE users.role='student'", (email,))
 
 
 def api_token(pool: ConnectionPool, token_sha256: str) -> dict | None:
@@ -301,17 +298,12 @@ def delete_sessions_of(pool: ConnectionPool, email: str) -> int:
         return conn.execute("DELETE FROM web_sessions WHERE lower(email)=%s", (email.lower(),)).rowcount
 
 
-def demote_instructor(pool: ConnectionPool, email: str) -> bool:
-    """An ``instructor`` user becomes a ``student`` again; True when one did."""
+def demote(pool: ConnectionPool, email: str, role: str) -> bool:
+    """A user of ``role`` becomes a ``student`` again (an admin no longer listed in LC_ADMIN_EMAILS, an
+    instructor whose tokens were revoked); True when one did."""
     with pool.connection() as conn:
-        return conn.execute("UPDATE users SET role='student' WHERE email=%s AND role='instructor' RETURNING email",
-                            (email,)).fetchone() is not None
-
-
-def demote_admin(pool: ConnectionPool, email: str) -> None:
-    """An ``admin`` user no longer listed in LC_ADMIN_EMAILS becomes a ``student`` again."""
-    with pool.connection() as conn:
-        conn.execute("UPDATE users SET role='student' WHERE email=%s AND role='admin'", (email,))
+        return conn.execute("UPDATE users SET role='student' WHERE email=%s AND role=%s RETURNING email",
+                            (email, role)).fetchone() is not None
 
 
 def count_use(conn, key: str, window) -> int:
