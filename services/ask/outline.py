@@ -165,13 +165,12 @@ def _missing_titled(question: str, ready: list[LectureInfo]) -> list[AnswerSente
     """"There is no week 2 in this course; …" when the lectures are titled as a series ("Week 1") and
     ``question`` asks what one of it holds (:func:`asks_for_outline` with the title in the question)
     by a number none has; else None. (The search would answer "what's week 2 about" from week 1.)"""
-    series = {m.group(1).lower(): m.group(1) for l in ready if (m := _TITLED.match(l.title))}
-    for low, word in series.items():
+    series = {m.group(1).lower() for l in ready if (m := _TITLED.match(l.title))}
+    for low in series:
         for m in re.finditer(rf"(?<!\w){re.escape(low)}\s*(\d{{1,4}})(?!\w)", question, re.I):
-            asked = f"{word} {int(m.group(1))}"
-            if all(l.title.strip().lower() != asked.lower() for l in ready) \
-                    and asks_for_outline(question.replace(m.group(0), asked), {0: asked}) == 0:
-                return _no_such_lecture(f"{low} {int(m.group(1))}", ready)
+            asked = f"{low} {int(m.group(1))}"
+            if all(l.title.strip().lower() != asked for l in ready) and asks_for_outline(question, {0: m.group(0)}) == 0:
+                return _no_such_lecture(asked, ready)
     return None
 
 
