@@ -37,3 +37,15 @@ def test_running_killed_and_exited_services_are_told_apart(tmp_path):
     finally:
         for p in procs.values():
             p.kill()
+
+
+def test_a_test_stack_s_ports_lie_below_the_range_outgoing_connections_take():
+    import socket
+
+    from lecturecopilot.stack import _free_port
+
+    first = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    ports = {_free_port() for _ in range(20)}
+    assert all(20000 <= p < first for p in ports), ports
+    with socket.socket() as s:  # and free: a service can bind it
+        s.bind(("127.0.0.1", ports.pop()))
