@@ -344,6 +344,8 @@ def main() -> None:
                         help="also collect the phonetic-key lists of evals/cv_phonetic.py")
     parser.add_argument("--proximity", action="store_true",
                         help="also collect the term-proximity lists of evals/cv_proximity.py")
+    parser.add_argument("--splade", action="store_true",
+                        help="also collect the learned sparse (SPLADE) list of evals/cv_splade.py")
     args = parser.parse_args()
     extra, suffix = None, ""
     if args.extra:
@@ -355,6 +357,9 @@ def main() -> None:
     elif args.proximity:
         from evals.cv_proximity import proximity_lists as extra
         suffix = "-proximity"
+    elif args.splade:
+        from evals.cv_splade import splade_lists as extra
+        suffix = "-splade"
     rows: list[QuestionLists] = []
     for name in args.questions.split(","):
         if name == "sealed":
