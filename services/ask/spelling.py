@@ -50,7 +50,8 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
     """``question`` folded (:func:`fold`), with out-of-vocabulary words replaced by their closest
     course word, and a word the course never says but says as two (``compounds``, joined form →
     the two words: :meth:`EmbeddedSearchIndex.course_compounds`) written as the course says it:
-    "is lookup constant time?" → "is look up constant time?" in a lecture that says "look up"."""
+    "is lookup constant time?" → "is look up constant time?" in a lecture that says "look up". A
+    compound is a correction target too ("is lookpu constant?" → "is look up constant?")."""
     question = fold(question)
     if compounds:
         question = re.sub(r"[A-Za-z]+", lambda m: _split(m.group(0), vocabulary, compounds), question)
@@ -60,8 +61,8 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
     for w, n in vocabulary.items():
         if n >= MIN_COUNT and len(w) >= 3:
             by_letter.setdefault(w[0], []).append(w)
-    for w in _KEEP:  # question words are targets too: "waht" → "what", not the course's "want"
-        if len(w) >= 3 and w not in vocabulary:
+    for w in (*_KEEP, *(compounds or ())):  # question words are targets too: "waht" → "what", not the course's
+        if len(w) >= 3 and w not in vocabulary:  # "want"; so are compounds: "lookpu" → "look up"
             by_letter.setdefault(w[0], []).append(w)
     out = []
     first_word = True
@@ -84,15 +85,21 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
             continue
         # nearest first; then a swap of letters ("opne" → "open", not "one"); then the most said
         best = max(cands, key=lambda w: (-OSA.distance(low, w), sorted(w) == sorted(low), vocabulary.get(w, 0)))
+        best = (compounds or {}).get(best, best) if best not in vocabulary else best
         out.append(best if tok.islower() else best.capitalize())
     return "".join(out)
 
 
 def _split(word: str, vocabulary: dict[str, int], compounds: dict[str, str]) -> str:
     """``word`` as the course's two words when it says them and never ``word`` ("lookup" → "look
-    up", "Lookup" → "Look up"); else ``word``."""
+    up", "Lookup" → "Look up", and a plural: "lookups" → "look ups"); else ``word``."""
     low = word.lower()
-    if low in vocabulary or low not in compounds:
+    if low in vocabulary:
         return word
-    two = compounds[low]
+    if low in compounds:
+        two = compounds[low]
+    elif low.endswith("s") and low[:-1] in compounds and low[:-1] not in vocabulary:
+        two = compounds[low[:-1]] + "s"
+    else:
+        return word
     return two.capitalize() if word[0].isupper() else two

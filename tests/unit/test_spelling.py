@@ -67,6 +67,18 @@ def test_a_word_the_course_says_as_two_is_written_as_the_course_says_it():
     assert correct("is lookup constant time?", vocab) == "is lookup constant time?"
 
 
+def test_a_plural_or_misspelled_compound_is_written_as_the_course_says_it():
+    vocab = {"look": 4, "up": 9, "constant": 3, "time": 8, "heaps": 2}
+    compounds = {"lookup": "look up", "maxheap": "max heap"}
+    assert correct("are lookups constant time?", vocab, compounds) == "are look ups constant time?"
+    assert correct("Lookups in a maxheap", vocab, compounds) == "Look ups in a max heap"
+    assert correct("is lookpu constant time?", vocab, compounds) == "is look up constant time?"
+    assert correct("Lokup cost", vocab, compounds) == "Look up cost"
+    # a plural the course says itself stays; a word near no compound stays
+    assert correct("are lookups fast?", {**vocab, "lookups": 3}, compounds) == "are lookups fast?"
+    assert correct("is loopup constant time?", vocab, {}) == "is loopup constant time?"
+
+
 def test_the_course_compounds_are_pairs_said_twice_whose_joined_word_it_never_says():
     import threading
 
