@@ -126,8 +126,9 @@ class SentenceEvent:
 
 @dataclass(frozen=True)
 class Done:
-    """The whole answer, once recorded. ``rewritten_question``: the standalone question it
-    answered, "" when that is the message itself; ``writer``: extractive, a cloud writer's name,
+    """The whole answer, once recorded. ``rewritten_question``: the standalone question a follow-up
+    was rewritten into (as the student wrote it: spelling is corrected for search only), "" when
+    that is the message itself; ``writer``: extractive, a cloud writer's name,
     outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
     no_lectures, assessment_mode ("" when answered)."""
 
@@ -195,6 +196,7 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     question, said = followup.resolve(ports.store, ports.writers, conversation_id, request.course_id,
                                       request.message)
     ports.index.sync_course(request.course_id)
+    standalone = question  # recorded as asked (a follow-up: as rewritten), not as spelling corrected it
     question = corrected(ports.index, request.course_id, question)
     graded = ports.store.assessment_mode(request.course_id) and examprep.looks_like_graded_item(request.message)
     ans = _Answer(t0, graded)
@@ -214,7 +216,7 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     if not still_wanted():  # the client went away: nothing to finish or record
         log.info("client went away; answer not recorded")
         return
-    yield _finish(request, ports, ans, conversation_id, question, declined)
+    yield _finish(request, ports, ans, conversation_id, standalone, declined)
 
 
 def _conversation(request: AnswerRequest, store: AnswerStore, new_id: Callable[[], str]) -> str:

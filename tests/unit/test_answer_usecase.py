@@ -256,6 +256,17 @@ def test_a_follow_up_is_answered_from_the_conversation(store):
     assert other.conversation_id != first.conversation_id and other.rewritten_question == ""
 
 
+def test_a_misspelled_question_is_answered_and_recorded_as_the_student_wrote_it(store):
+    _, done = ask(store, "What does the linekd list of a slot hold?")  # "linked" for search
+    assert not done.declined and _cites(done)[0] == (HASHING, 40.0)
+    assert done.rewritten_question == ""  # not a follow-up: nothing was rewritten
+    r = store.records[-1]
+    assert (r.question, r.rewritten_question) == ("What does the linekd list of a slot hold?",
+                                                  "What does the linekd list of a slot hold?")
+    _, why = ask(store, "why?", conversation_id=done.conversation_id)
+    assert why.rewritten_question == "Why? What does the linekd list of a slot hold?" and not why.declined
+
+
 def test_other_courses_passages_are_never_cited(store):
     _, a = ask(store, "What is chaining?")
     assert _cites(a) and {lid for lid, _ in _cites(a)} == {HASHING}
