@@ -346,6 +346,8 @@ def main() -> None:
                         help="also collect the term-proximity lists of evals/cv_proximity.py")
     parser.add_argument("--splade", action="store_true",
                         help="also collect the learned sparse (SPLADE) list of evals/cv_splade.py")
+    parser.add_argument("--late", action="store_true",
+                        help="also collect the late-interaction (MaxSim) list of evals/cv_late.py")
     args = parser.parse_args()
     extra, suffix = None, ""
     if args.extra:
@@ -360,6 +362,9 @@ def main() -> None:
     elif args.splade:
         from evals.cv_splade import splade_lists as extra
         suffix = "-splade"
+    elif args.late:
+        from evals.cv_late import late_lists as extra
+        suffix = "-late"
     rows: list[QuestionLists] = []
     for name in args.questions.split(","):
         if name == "sealed":
