@@ -39,6 +39,8 @@ _TRACER = telemetry.tracer("lecture-copilot.ask")
 MAX_QUESTION_CHARS = 2000
 NO_LECTURES_TEXT = ("This course has no lectures ready yet, so there is nothing to answer from; ask again once its "
                     "lectures have been processed.")
+LECTURE_NOT_READY_TEXT = ("This lecture is not ready to answer from: it is still being processed, or its processing "
+                          "failed. Ask the whole course, or a lecture that is ready.")
 
 
 class AskError(Exception):
@@ -130,7 +132,7 @@ class Done:
     was rewritten into (as the student wrote it: spelling is corrected for search only), "" when
     that is the message itself; ``writer``: extractive, a cloud writer's name,
     outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
-    no_lectures, assessment_mode ("" when answered)."""
+    no_lectures, lecture_not_ready, assessment_mode ("" when answered)."""
 
     answer_id: str
     conversation_id: str
@@ -220,12 +222,13 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
 
 
 def _conversation(request: AnswerRequest, store: AnswerStore, new_id: Callable[[], str]) -> str:
-    """The conversation to answer in: the one named, unless it belongs to another course or asker
-    (then, as when none is named, a new one)."""
-    conversation_id = uuid_or_none(request.conversation_id) or new_id()
-    if store.someone_elses(conversation_id, request.course_id, request.asker):
-        conversation_id = new_id()
-    return conversation_id
+    """The conversation to answer in: the one named when it is this asker's in this course; else (as
+    when none is named) a new one, whose id this service makes: a client cannot pick a new
+    conversation's id, so it cannot take one it guessed before its owner does."""
+    named = uuid_or_none(request.conversation_id)
+    if named and store.continues(named, request.course_id, request.asker):
+        return named
+    return new_id()
 
 
 def _emit(ans: _Answer, sentence: write.AnswerSentence, message: str, clock: Callable[[], float]
@@ -259,6 +262,9 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
         # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
         ans.reason = "no_lectures"
         yield write.AnswerSentence(NO_LECTURES_TEXT, [])
+    elif lecture_id and all(lecture.id != lecture_id for lecture in lectures):
+        ans.reason = "lecture_not_ready"  # not "not covered": nothing of it could be searched
+        yield write.AnswerSentence(LECTURE_NOT_READY_TEXT, [])
     elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
         ans.outcome.writer = "outline"
         yield from from_outline

@@ -93,8 +93,9 @@ class AnswerStore(Protocol):
     def lecture_in_course(self, lecture_id: str, course_id: str) -> bool:
         """True when the lecture exists and belongs to the course."""
 
-    def someone_elses(self, conversation_id: str, course_id: str, asker: str | None) -> bool:
-        """True when the conversation already belongs to another course or asker."""
+    def continues(self, conversation_id: str, course_id: str, asker: str | None) -> bool:
+        """True when the conversation exists and is this asker's in this course (it has answers,
+        none of another course or asker)."""
 
     def history(self, conversation_id: str, course_id: str, n: int = 3) -> list[str]:
         """The conversation's last ``n`` standalone questions, oldest first."""

@@ -45,11 +45,13 @@ class AskStore:
                                 (lecture_id, course_id)).fetchone() is not None
 
     @db.retry_on_disconnect
-    def someone_elses(self, conversation_id: str, course_id: str, asker: str | None) -> bool:
-        """True when the conversation id already belongs to another course or asker."""
+    def continues(self, conversation_id: str, course_id: str, asker: str | None) -> bool:
+        """True when the conversation exists and is this asker's in this course (it has answers,
+        none of another course or asker)."""
         with self.pool.connection() as conn:
-            return conn.execute("SELECT 1 FROM answers WHERE conversation_id=%s AND (course_id<>%s OR asker IS "
-                                "DISTINCT FROM %s) LIMIT 1", (conversation_id, course_id, asker)).fetchone() is not None
+            row = conn.execute("SELECT bool_and(course_id=%s AND asker IS NOT DISTINCT FROM %s) AS ours FROM answers "
+                               "WHERE conversation_id=%s", (course_id, asker, conversation_id)).fetchone()
+        return bool(row and row["ours"])
 
     @db.retry_on_disconnect
     def history(self, conversation_id: str, course_id: str, n: int = 3) -> list[str]:

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from services.ask import examprep, write
-from services.ask.answer import AnswerRequest, Done, InvalidQuestion, NotFound, SentenceEvent, answer_question, \
-    check_request
+from services.ask.answer import LECTURE_NOT_READY_TEXT, AnswerRequest, Done, InvalidQuestion, NotFound, \
+    SentenceEvent, answer_question, check_request
 from services.ask.chargrams import CourseGrams
 from services.ask.outline import LectureInfo
 from services.ask.ports import AskPorts, RecordedAnswer
@@ -142,6 +142,7 @@ class FakeStore:
 
     def __init__(self, assessment: set[str] = frozenset()):
         self.records: list[RecordedAnswer] = []
+        self.not_ready: set[str] = set()  # lectures still processing or failed
         self.assessment = set(assessment)
         self.practice: dict[str, int] = {HASHING: 4}
 
@@ -151,9 +152,10 @@ class FakeStore:
     def lecture_in_course(self, lecture_id: str, course_id: str) -> bool:
         return lecture_id in COURSES.get(course_id, {})
 
-    def someone_elses(self, conversation_id, course_id, asker) -> bool:
-        return any(r.conversation_id == conversation_id and (r.course_id != course_id or r.asker != asker)
-                   for r in self.records)
+    def continues(self, conversation_id, course_id, asker) -> bool:
+        mine = [r.course_id == course_id and r.asker == asker for r in self.records
+                if r.conversation_id == conversation_id]
+        return bool(mine) and all(mine)
 
     def _conversation(self, conversation_id, course_id) -> list[RecordedAnswer]:
         return [r for r in self.records if r.conversation_id == conversation_id and r.course_id == course_id]
@@ -170,7 +172,7 @@ class FakeStore:
 
     def lectures(self, course_id: str) -> list[LectureInfo]:
         return sorted((LectureInfo(lid, number, title, 600.0) for lid, (number, title, _) in
-                       COURSES.get(course_id, {}).items()), key=lambda l: l.number)
+                       COURSES.get(course_id, {}).items() if lid not in self.not_ready), key=lambda l: l.number)
 
     def practice_questions(self, lecture_id: str, embed) -> int:
         return self.practice.get(lecture_id, 0)
@@ -265,6 +267,25 @@ def test_a_misspelled_question_is_answered_and_recorded_as_the_student_wrote_it(
                                                   "What does the linekd list of a slot hold?")
     _, why = ask(store, "why?", conversation_id=done.conversation_id)
     assert why.rewritten_question == "Why? What does the linekd list of a slot hold?" and not why.declined
+
+
+def test_a_conversation_id_the_service_did_not_make_starts_a_new_conversation(store):
+    made_up = "12345678-0000-4000-8000-000000000000"
+    _, first = ask(store, "How does chaining resolve collisions?", conversation_id=made_up)
+    assert first.conversation_id != made_up  # a client cannot choose (or squat on) a new conversation's id
+    _, why = ask(store, "why?", conversation_id=first.conversation_id)
+    assert why.conversation_id == first.conversation_id and why.rewritten_question.startswith("Why? How does chaining")
+
+
+def test_a_lecture_that_is_not_ready_says_so_instead_of_not_covered(store):
+    store.not_ready.add(SORTING)
+    events = list(answer_question(AnswerRequest(A, SORTING, "What does merge sort do?"), _ports(store)))
+    done = events[-1]
+    assert done.declined and done.reason == "lecture_not_ready" and done.sources == []
+    assert [(e.sentence.text, e.sentence.cites) for e in events[:-1]] == [(LECTURE_NOT_READY_TEXT, [])]
+    # the course's ready lectures still answer
+    _, whole = ask(store, "How does chaining resolve collisions?")
+    assert not whole.declined
 
 
 def test_other_courses_passages_are_never_cited(store):
