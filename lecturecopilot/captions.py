@@ -24,7 +24,8 @@ class Word:
 def _decode(data: bytes) -> str:
     """The file's text: UTF-16 after its byte-order mark, else UTF-8 (a BOM or not), else Windows-1252.
     Raises ``ValueError`` for a UTF-16 byte-order mark before bytes that do not read as UTF-16 captions
-    (undecodable, or no cue timing in them: other bytes of an even length decode to junk)."""
+    (undecodable, or no cue timing in them: other bytes of an even length decode to junk), and for a
+    UTF-8 byte-order mark before bytes that are not UTF-8."""
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
             text = data.decode("utf-16")
@@ -36,7 +37,10 @@ def _decode(data: bytes) -> str:
         return text
     try:
         return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
+    except UnicodeDecodeError as e:
+        if data.startswith(b"\xef\xbb\xbf"):  # it says it is UTF-8, so Windows-1252 would be a guess against it
+            raise ValueError(f"The captions file starts with a UTF-8 byte-order mark, but byte {e.start} is not "
+                             "UTF-8; save it as UTF-8.") from None
         return data.decode("cp1252", errors="replace")
 
 

@@ -52,12 +52,14 @@ def json_object() -> dict:
         raw += chunk
         if len(raw) > limit:
             raise too_large(limit)
-    try:
-        data = json.loads(raw, parse_float=_finite, parse_constant=_no_constant) if request.is_json else None
-    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's parser goes
-        data = None
     if not request.is_json:  # curl -d sends application/x-www-form-urlencoded
         raise ApiError(400, "invalid_json", "Send the body as JSON, with the header Content-Type: application/json.")
+    try:
+        data = json.loads(raw.decode("utf-8-sig"), parse_float=_finite, parse_constant=_no_constant)
+    except UnicodeDecodeError as e:
+        raise ApiError(400, "invalid_json", f"The body is not UTF-8 (byte {e.start}); send JSON as UTF-8.") from None
+    except (ValueError, RecursionError):  # RecursionError: nesting deeper than Python's parser goes
+        data = None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "The body must be a JSON object (with finite numbers).")
     return data

@@ -93,7 +93,8 @@ def _save_to(upload: Upload, dst: Path, max_bytes: int) -> int:
     if size == 0:
         raise IngestError(f"The file {upload.filename!r} is empty (0 bytes).", code="empty_file")
     if upload.declared_size is not None and upload.declared_size != size:
-        raise IngestError(f"The upload is incomplete: {size} bytes arrived, {upload.declared_size} were declared.",
+        state = "incomplete" if size < upload.declared_size else "larger than declared"
+        raise IngestError(f"The upload is {state}: {size} bytes arrived, {upload.declared_size} were declared.",
                           code="size_mismatch")
     return size
 

@@ -68,8 +68,13 @@ _FORM_FILES = ("video", "captions")
 
 
 def _read_form() -> None:
-    """Parses the multipart form (:class:`~.web.StrictFormRequest`); :class:`IngestError` 400
-    ``malformed_form`` when it cannot be parsed."""
+    """Parses the multipart form (:class:`~.web.StrictFormRequest`); :class:`IngestError` 415
+    ``not_multipart`` for a body that is not a form at all (JSON, say), 400 ``malformed_form`` when
+    it cannot be parsed."""
+    if request.mimetype not in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        raise IngestError(f"A lecture is uploaded as multipart/form-data (curl -F video=@lecture.mp4 -F title=...), "
+                          f"not as {request.mimetype or 'a body without a Content-Type'}.", status=415,
+                          code="not_multipart")
     try:
         request.form, request.files  # noqa: B018 (parsed on first access)
     except ValueError as e:

@@ -90,7 +90,9 @@ def test_declared_size_must_match_the_bytes(stack, course, tmp_path):
                   "sine=frequency=300", "-t", "2", "-c:v", "libx264", "-pix_fmt", "yuv420p", "-c:a", "aac")
     msg = _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": str(len(data) + 1000)}),
                         400, "size_mismatch")
-    assert f"{len(data)} bytes arrived" in msg
+    assert f"{len(data)} bytes arrived" in msg and "incomplete" in msg
+    msg = _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": "5"}), 400, "size_mismatch")
+    assert msg == f"The upload is larger than declared: {len(data)} bytes arrived, 5 were declared."
     _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": "lots"}), 400, "invalid_size")
     _assert_error(_upload(stack, course, "short.mp4", data, form={"video_size": str(3 * 1024**3)}), 413, "too_large")
     _assert_nothing_written(stack, course)
@@ -105,6 +107,22 @@ def test_no_file(stack, course):
     r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, data={"title": "x"},
                       timeout=10)
     _assert_error(r, 400, "missing_file")
+
+
+def test_a_json_body_for_an_upload_is_told_to_send_a_form(stack, course):
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=stack.admin, json={"title": "x"},
+                      timeout=10)
+    assert "multipart/form-data" in _assert_error(r, 415, "not_multipart")
+    _assert_nothing_written(stack, course)
+
+
+def test_a_json_body_that_is_not_utf8_says_so(stack, course):
+    r = requests.post(f"{stack.base}/api/courses/{course}/search", data=b'{"query": "caf\xe9"}', timeout=10,
+                      headers={**stack.admin, "Content-Type": "application/json"})
+    assert "not UTF-8" in _assert_error(r, 400, "invalid_json")
+    r = requests.post(f"{stack.base}/api/courses/{course}/search", data=b'\xef\xbb\xbf{"query": "hash"}', timeout=10,
+                      headers={**stack.admin, "Content-Type": "application/json"})
+    assert r.status_code == 200, r.text  # a UTF-8 byte-order mark is still fine
 
 
 GOOD_FORM = (b'--xx\r\nContent-Disposition: form-data; name="title"\r\n\r\nHi\r\n--xx\r\nContent-Disposition: '

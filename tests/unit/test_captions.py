@@ -66,6 +66,13 @@ def test_latin1_and_utf16_and_nul(tmp_path):
         f.write_bytes(junk)
         with pytest.raises(ValueError, match="^The captions file starts with a UTF-16 byte-order mark"):
             parse_captions(f)
+    # a UTF-8 byte-order mark before a byte that is not UTF-8: said so, not read as Windows-1252 (where
+    # the mark itself became "ï»¿" before "WEBVTT" and the file was refused as "Invalid format")
+    f.write_bytes(b"\xef\xbb\xbfWEBVTT\n\n00:01.000 --> 00:03.000\nCaf\xe9 tables.\n")
+    with pytest.raises(ValueError, match="^The captions file starts with a UTF-8 byte-order mark, but byte [0-9]+ is not UTF-8"):
+        parse_captions(f)
+    f.write_bytes(b"WEBVTT\n\n00:01.000 --> 00:03.000\nCaf\xe9 tables.\n")  # no mark: Windows-1252 is a fair guess
+    assert [w.word for w in parse_captions(f)] == ["Caf\u00e9", "tables."]
 
 
 def test_overlapping_cues_keep_speech_order(tmp_path):
