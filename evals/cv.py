@@ -348,6 +348,8 @@ def main() -> None:
                         help="also collect the learned sparse (SPLADE) list of evals/cv_splade.py")
     parser.add_argument("--late", action="store_true",
                         help="also collect the late-interaction (MaxSim) list of evals/cv_late.py")
+    parser.add_argument("--fulltext", action="store_true",
+                        help="also collect the whole-passage dense list of evals/cv_fulltext.py")
     args = parser.parse_args()
     extra, suffix = None, ""
     if args.extra:
@@ -365,6 +367,9 @@ def main() -> None:
     elif args.late:
         from evals.cv_late import late_lists as extra
         suffix = "-late"
+    elif args.fulltext:
+        from evals.cv_fulltext import fulltext_lists as extra
+        suffix = "-fulltext"
     rows: list[QuestionLists] = []
     for name in args.questions.split(","):
         if name == "sealed":
