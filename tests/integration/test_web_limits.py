@@ -84,6 +84,22 @@ def test_sign_in_links_per_visitor_per_hour(gw, smtp_sink):
     assert r.status_code == 429 and r.json()["error"]["code"] == "rate_limited"
 
 
+def test_sign_in_requests_count_nothing_on_a_server_without_mail(stack):
+    """Mail off: every request is told so (503 mail_off, naming the operator's command), none is
+    counted against the hour's links (the probe got 429 after four 503s) and no link is made."""
+    g = Gateway(stack, {**LIMITS, "LC_SMTP_HOST": ""})
+    try:
+        codes = [requests.post(f"{g.base}/api/auth/magic-link", json={"email": "no-mail@example.edu"},
+                               timeout=30) for _ in range(5)]
+        assert [r.status_code for r in codes] == [503] * 5, [r.text for r in codes]
+        assert codes[-1].json()["error"]["code"] == "mail_off" and "signin-link" in codes[-1].json()["error"]["message"]
+        with stack.db() as conn:
+            made = conn.execute("SELECT count(*) FROM login_tokens WHERE email='no-mail@example.edu'").fetchone()[0]
+        assert made == 0
+    finally:
+        g.close()
+
+
 def test_contact_messages_per_day(gw, smtp_sink):
     before = len(smtp_sink.messages)
     body = {"email": "visitor@example.edu", "name": "Vis", "message": "Is there a course on graphs?\nThanks"}

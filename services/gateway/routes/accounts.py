@@ -41,8 +41,13 @@ def _mail_link(email: str, link: str) -> None:
         log.exception("sending the sign-in link failed")
         raise ApiError(503, "mail_unavailable", "The sign-in mail could not be sent; try again shortly.") from None
     if not sent:
-        raise ApiError(503, "mail_off", "Sign-in by email is not configured on this server (LC_SMTP_HOST). "
-                       "Its operator can make you a sign-in link: lecture-copilot signin-link --email <address>.")
+        raise _mail_off()
+
+
+def _mail_off() -> ApiError:
+    """The 503 ``mail_off`` of a server that sends no mail, naming the operator's way round it."""
+    return ApiError(503, "mail_off", "Sign-in by email is not configured on this server (LC_SMTP_HOST). "
+                    "Its operator can make you a sign-in link: lecture-copilot signin-link --email <address>.")
 
 
 @bp.post("/api/auth/magic-link")
@@ -50,11 +55,14 @@ def _mail_link(email: str, link: str) -> None:
 @returns(out.Sent, 202)
 def magic_link(body: schemas.MagicLink):
     """Mails a single-use sign-in link (``LC_LOGIN_LINK_MINUTES``); 202 whether or not the
-    address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor (or per address)."""
+    address is known, 429 past ``LC_SIGNIN_LIMIT`` links an hour per visitor (or per address), 503
+    ``mail_off`` on a server that sends no mail (before anything is counted or a link is made)."""
     c = ctx()
     email = accounts.normal_email(body.email)
     if email is None:
         raise ApiError(400, "invalid_email", "'email' must be an email address.", extra={"field": "email"})
+    if not c.settings.smtp_host:
+        raise _mail_off()
     visitor = limits.person_key(c.secret, None, request.remote_addr)
     address = limits.person_key(c.secret, email, None)  # and per address: no mail-bombing from many IPs
     limited([(f"signin:{visitor}", limits.HOUR_S, c.settings.signin_limit),
