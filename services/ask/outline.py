@@ -43,7 +43,8 @@ _WHICH = re.compile(r"\b(?:which|what|in which)\s+lectures?\s+(?:covers?|discuss
 
 
 _NAMED = r"(?:lecture|lec|class|session|video)"
-_LECTURE_NUMBER = re.compile(rf"\b{_NAMED}\s*(?:#|no\.?|number)?\s*(\d{{1,4}}|{'|'.join(_NUMBER_WORDS)})\b"
+# any number of digits: "lecture 99999999999999999999999" is a lecture the course does not have, not a topic
+_LECTURE_NUMBER = re.compile(rf"\b{_NAMED}\s*(?:#|no\.?|number)?\s*(\d+|{'|'.join(_NUMBER_WORDS)})\b"
                              r"|\bL(\d{1,4})\b", re.I)
 _LECTURE_ORDINAL = re.compile(rf"\b(\d{{1,4}})(?:st|nd|rd|th)\s+{_NAMED}\b|\b({'|'.join(_ORDINALS)})\s+{_NAMED}\b", re.I)
 

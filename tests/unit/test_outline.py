@@ -85,6 +85,8 @@ def test_a_lecture_the_course_does_not_have_is_named_as_such():
     assert one[0].text == "There is no lecture 1 in this course; it has only lecture 5, \u201cLinear Sorting\u201d."
     many = [LectureInfo(str(n), n, f"L{n}", 60.0) for n in range(1, 6)]
     assert answer("what is lecture 9 about", many, lambda t: None)[0].text.endswith("its lectures are 1\u20135.")
+    huge = answer("what is lecture 99999999999999999999999 about", OUTLINED, lambda t: None)  # was searched, declined
+    assert huge[0].text == "There is no lecture 99999999999999999999999 in this course; its lectures are 3 and 5."
 
 
 def test_what_a_lecture_is_about_says_it_with_each_chapter_summary():
