@@ -331,6 +331,37 @@ def fixed(rows: list[QuestionLists], names: tuple[str, ...], weights: dict[str, 
     return metrics(ranks(covered, names, fusion, grid, bridges=bridges, max_overlap=max_overlap)[:, 0])
 
 
+# candidate lists tried before any goes into the product: flag → (module, its extra_lists hook, what it adds)
+CANDIDATES = {
+    "extra": ("evals.cv_extra", "extra_lists", "the prototype lists"),
+    "phonetic": ("evals.cv_phonetic", "phonetic_lists", "the phonetic-key lists"),
+    "proximity": ("evals.cv_proximity", "proximity_lists", "the term-proximity lists"),
+    "splade": ("evals.cv_splade", "splade_lists", "the learned sparse (SPLADE) list"),
+    "late": ("evals.cv_late", "late_lists", "the late-interaction (MaxSim) list"),
+    "fulltext": ("evals.cv_fulltext", "fulltext_lists", "the whole-passage dense lists"),
+}
+
+
+def lists_of(sets, suffix: str, extra_lists=None, cached: bool = False, after_each=lambda: None) -> list[QuestionLists]:
+    """The questions of ``sets`` (names for :func:`question_set`; ``sealed`` is refused) with their
+    lists: collected (:func:`collect` with ``extra_lists``) and saved as ``CACHE/cv-lists-<set><suffix>.json``,
+    or, with ``cached``, read from there. ``after_each()`` runs after each set is collected (a module's
+    state of one course, cleared)."""
+    rows: list[QuestionLists] = []
+    for name in sets:
+        if name == "sealed":
+            raise SystemExit("the sealed set is for reporting only (evals/heldout/README.md), never for choosing")
+        path = CACHE / f"cv-lists-{name}{suffix}.json"
+        if cached:
+            rows += load(path)
+            continue
+        got = collect(extra_lists, questions=question_set(name))
+        save(got, path)
+        after_each()
+        rows += got
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true", help="reuse the lists collected last time")
@@ -339,46 +370,17 @@ def main() -> None:
     parser.add_argument("--lists", default=",".join(LISTS), help="comma-separated list names to fuse")
     parser.add_argument("--questions", default="dev,fresh",
                         help="comma-separated sets, pooled: dev and held-out sets of evals/heldout (fresh)")
-    parser.add_argument("--extra", action="store_true", help="also collect the prototype lists of evals/cv_extra.py")
-    parser.add_argument("--phonetic", action="store_true",
-                        help="also collect the phonetic-key lists of evals/cv_phonetic.py")
-    parser.add_argument("--proximity", action="store_true",
-                        help="also collect the term-proximity lists of evals/cv_proximity.py")
-    parser.add_argument("--splade", action="store_true",
-                        help="also collect the learned sparse (SPLADE) list of evals/cv_splade.py")
-    parser.add_argument("--late", action="store_true",
-                        help="also collect the late-interaction (MaxSim) list of evals/cv_late.py")
-    parser.add_argument("--fulltext", action="store_true",
-                        help="also collect the whole-passage dense list of evals/cv_fulltext.py")
+    for flag, (module, _, what) in CANDIDATES.items():
+        parser.add_argument(f"--{flag}", action="store_true", help=f"also collect {what} ({module.replace('.', '/')}.py)")
     args = parser.parse_args()
     extra, suffix = None, ""
-    if args.extra:
-        from evals.cv_extra import extra_lists as extra
-        suffix = "-extra"
-    elif args.phonetic:
-        from evals.cv_phonetic import phonetic_lists as extra
-        suffix = "-phonetic"
-    elif args.proximity:
-        from evals.cv_proximity import proximity_lists as extra
-        suffix = "-proximity"
-    elif args.splade:
-        from evals.cv_splade import splade_lists as extra
-        suffix = "-splade"
-    elif args.late:
-        from evals.cv_late import late_lists as extra
-        suffix = "-late"
-    elif args.fulltext:
-        from evals.cv_fulltext import fulltext_lists as extra
-        suffix = "-fulltext"
-    rows: list[QuestionLists] = []
-    for name in args.questions.split(","):
-        if name == "sealed":
-            raise SystemExit("the sealed set is for reporting only (evals/heldout/README.md), never for choosing")
-        path = CACHE / f"cv-lists-{name}{suffix}.json"
-        got = load(path) if args.cached else collect(extra, questions=question_set(name))
-        if not args.cached:
-            save(got, path)
-        rows += got
+    for flag, (module, function, _) in CANDIDATES.items():
+        if getattr(args, flag):
+            import importlib
+
+            extra, suffix = getattr(importlib.import_module(module), function), f"-{flag}"
+            break
+    rows = lists_of(args.questions.split(","), suffix, extra, args.cached)
     names = tuple(args.lists.split(","))
     from lecturecopilot.settings import Settings
     from services.ask.retrieve import RetrievalConfig

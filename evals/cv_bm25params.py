@@ -77,13 +77,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true")
     args = parser.parse_args()
-    rows = []
-    for name in ("dev", "fresh"):
-        path = cv.CACHE / f"cv-lists-{name}-bm25params.json"
-        got = cv.load(path) if args.cached else cv.collect(bm25_lists, questions=cv.question_set(name))
-        if not args.cached:
-            cv.save(got, path)
-        rows += got
+    rows = cv.lists_of(("dev", "fresh"), "-bm25params", bm25_lists, args.cached)
     covered = [q for q in rows if q.covered]
     configs = sorted(n for n in covered[0].lists if n.startswith(("bm25_256_", "bm25_own_")))
     # the product's own list against its replica: the replica must rank as the product does

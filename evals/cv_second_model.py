@@ -71,14 +71,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true")
     args = parser.parse_args()
-    rows = []
-    for name in ("dev", "fresh"):
-        path = cv.CACHE / f"cv-lists-{name}-mpnet.json"
-        got = cv.load(path) if args.cached else cv.collect(extra_lists, questions=cv.question_set(name))
-        if not args.cached:
-            cv.save(got, path)
-            _state.clear()
-        rows += got
+    rows = cv.lists_of(("dev", "fresh"), "-mpnet", extra_lists, args.cached, after_each=_state.clear)
     out = {"six_lists": cv.report(rows, NAMES)["weighted"],
            "mpnet_only": cv.report(rows, ("mp_dense", "bm25", "mp_sent", "chargram"))["weighted"],
            "minilm_only": cv.report(rows, cv.LISTS)["weighted"],

@@ -91,16 +91,19 @@ def collect(questions: list[dict]) -> list[dict]:
     return out
 
 
-def chosen_inside(rows: list[dict], grid: list[tuple[float, float]]) -> np.ndarray:
-    """(questions × rules): 1 when the rule's best run is inside the gold span."""
+def chosen_inside(rows: list[dict], grid: list[tuple], score=None) -> np.ndarray:
+    """(questions × rules): 1 when the rule's best run is inside the gold span. ``score(a, rule)``
+    scores the runs ``a`` (runs × (rank, signal 1, signal 2)); by default the writer's rule
+    ``(penalty, lex_weight)``: cos + lex_weight · lex − penalty · rank."""
+    score = score or (lambda a, rule: a[:, 1] + rule[1] * a[:, 2] - rule[0] * a[:, 0])
     m = np.zeros((len(rows), len(grid)))
     for qi, r in enumerate(rows):
         if not r["runs"]:
             continue
         a = np.asarray([x[:3] for x in r["runs"]], dtype="float64")
         inside = np.asarray([x[3] for x in r["runs"]])
-        for gi, (pen, lw) in enumerate(grid):
-            m[qi, gi] = inside[int(np.argmax(a[:, 1] + lw * a[:, 2] - pen * a[:, 0]))]
+        for gi, rule in enumerate(grid):
+            m[qi, gi] = inside[int(np.argmax(score(a, rule)))]
     return m
 
 
@@ -117,21 +120,27 @@ def cross_validate(m: np.ndarray, grid, folds=5, repeats=6, seed=1) -> dict:
                             "of": len(chosen)}}
 
 
+def window_rows(prefix: str, collect_runs, cached: bool) -> list[dict]:
+    """The covered dev and fresh questions with a gold span and their candidate runs: collected by
+    ``collect_runs(questions)`` and saved as ``CACHE/<prefix>-<set>.json``, or read from there."""
+    rows = []
+    for name in ("dev", "fresh"):
+        path = CACHE / f"{prefix}-{name}.json"
+        if cached:
+            rows += json.loads(path.read_text())
+            continue
+        got = collect_runs([q for q in question_set(name) if q["covered"] and q.get("gold_start_s") is not None])
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(got))
+        rows += got
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true")
     args = parser.parse_args()
-    rows = []
-    for name in ("dev", "fresh"):
-        path = CACHE / f"cv-windows-{name}.json"
-        if args.cached:
-            got = json.loads(path.read_text())
-        else:
-            qs = [q for q in question_set(name) if q["covered"] and q.get("gold_start_s") is not None]
-            got = collect(qs)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(got))
-        rows += got
+    rows = window_rows("cv-windows", collect, args.cached)
     grid = list(itertools.product(PENALTIES, LEX_WEIGHTS))
     m = chosen_inside(rows, grid)
     fixed = {f"{p}/{lw}": float(m[:, grid.index((p, lw))].mean()) for p, lw in ((0.15, 0.0), (0.15, 0.1), (0.15, 0.2))}

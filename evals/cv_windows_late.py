@@ -25,8 +25,8 @@ import sys
 
 import numpy as np
 
-from evals.cv import CACHE, dev_course_index, question_set
-from evals.cv_windows import WIDTHS, cross_validate
+from evals.cv import dev_course_index
+from evals.cv_windows import WIDTHS, chosen_inside, cross_validate, window_rows
 from evals.retrieval import RESULTS
 
 PENALTIES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3)
@@ -73,35 +73,19 @@ def collect(questions: list[dict]) -> list[dict]:
     return out
 
 
-def chosen_inside(rows: list[dict], grid: list[tuple]) -> np.ndarray:
-    """(questions × rules): 1 when the rule ``(penalty, c, m)``'s best run is inside the gold span."""
-    m = np.zeros((len(rows), len(grid)))
-    for qi, r in enumerate(rows):
-        if not r["runs"]:
-            continue
-        a = np.asarray([x[:3] for x in r["runs"]], dtype="float64")
-        inside = np.asarray([x[3] for x in r["runs"]])
-        for gi, (pen, c, mw) in enumerate(grid):
-            m[qi, gi] = inside[int(np.argmax(c * a[:, 1] + mw * a[:, 2] - pen * a[:, 0]))]
-    return m
+def late_rule(a: np.ndarray, rule: tuple) -> np.ndarray:
+    """The runs' scores under ``rule = (penalty, c, m)``: c · cos + m · late − penalty · rank."""
+    pen, c, mw = rule
+    return c * a[:, 1] + mw * a[:, 2] - pen * a[:, 0]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true")
     args = parser.parse_args()
-    rows = []
-    for name in ("dev", "fresh"):
-        path = CACHE / f"cv-windows-late-{name}.json"
-        if args.cached:
-            got = json.loads(path.read_text())
-        else:
-            got = collect([q for q in question_set(name) if q["covered"] and q.get("gold_start_s") is not None])
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(got))
-        rows += got
+    rows = window_rows("cv-windows-late", collect, args.cached)
     grid = [g for g in itertools.product(PENALTIES, (0.0, 1.0), LATE_WEIGHTS) if g[1] or g[2]]
-    m = chosen_inside(rows, grid)
+    m = chosen_inside(rows, grid, late_rule)
     cos_only = [i for i, g in enumerate(grid) if g[1] == 1.0 and g[2] == 0.0]
     out = {"questions": len(rows), "any_run_inside": float(np.mean([any(x[3] for x in r["runs"]) for r in rows])),
            "product_rule (0.15, cos)": float(m[:, grid.index((0.15, 1.0, 0.0))].mean()),
