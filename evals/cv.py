@@ -20,6 +20,7 @@ costs seconds. The hit rule is the Lecture Copilot protocol of ``evals.retrieval
 from __future__ import annotations
 
 import argparse
+import importlib
 import itertools
 import json
 import math
@@ -331,6 +332,23 @@ def fixed(rows: list[QuestionLists], names: tuple[str, ...], weights: dict[str, 
     return metrics(ranks(covered, names, fusion, grid, bridges=bridges, max_overlap=max_overlap)[:, 0])
 
 
+def course_passages(index, course_id: str) -> list:
+    """Every passage (segment :class:`~services.ask.search_index.Hit`) of the course in ``index``: what
+    a candidate list scored over the whole course ranks."""
+    return [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
+
+
+def top_hits(passages: list, scores, depth: int, positive: bool = False) -> list:
+    """The ``depth`` best of ``passages`` by ``scores`` (same order), best first, each carrying its
+    score; with ``positive``, passages scoring 0 or less are left out."""
+    from services.ask.search_index import Hit
+
+    scores = np.asarray(scores, dtype="float64")
+    return [Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, float(scores[i]))
+            for i in np.argsort(-scores)[:depth] if not positive or scores[i] > 0
+            for h in (passages[i],)]
+
+
 # candidate lists tried before any goes into the product: flag → (module, its extra_lists hook, what it adds)
 CANDIDATES = {
     "extra": ("evals.cv_extra", "extra_lists", "the prototype lists"),
@@ -376,8 +394,6 @@ def main() -> None:
     extra, suffix = None, ""
     for flag, (module, function, _) in CANDIDATES.items():
         if getattr(args, flag):
-            import importlib
-
             extra, suffix = getattr(importlib.import_module(module), function), f"-{flag}"
             break
     rows = lists_of(args.questions.split(","), suffix, extra, args.cached)

@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-import numpy as np
 
-from services.ask.search_index import Hit
+from evals.cv import course_passages, top_hits
 
 K1, B = 1.2, 0.75
 _state: dict = {}
@@ -22,7 +21,7 @@ def course_bags(index, course_id, bags) -> dict:
     length)}``, built once per course and ``bags``."""
     st = _state.get((course_id, bags))
     if st is None:
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
+        segs = course_passages(index, course_id)
         docs = [bags(h.text) for h in segs]
         st = {"segs": segs, "docs": docs, "n": len(docs)}
         for name in (docs[0].keys() if docs else ()):
@@ -52,9 +51,4 @@ def bm25_list(st: dict, name: str, query, depth: int) -> list[Hit]:
                 idf = math.log((st["n"] - df[g] + 0.5) / (df[g] + 0.5) + 1.0)
                 s += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avg))
         scores.append(s)
-    order = np.argsort(-np.asarray(scores))[:depth]
-    return [_hit(st["segs"][i], float(scores[i])) for i in order if scores[i] > 0]
-
-
-def _hit(h: Hit, score: float) -> Hit:
-    return Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, score)
+    return top_hits(st["segs"], scores, depth, positive=True)

@@ -26,7 +26,6 @@ import sys
 import numpy as np
 
 from evals import cv
-from services.ask.search_index import Hit
 
 KS = (0.9, 1.2, 1.6)
 BS = (0.5, 0.75, 0.9)
@@ -38,7 +37,7 @@ def _course(index, course_id) -> dict:
     if st is None:
         import qdrant_edge as q
 
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
+        segs = cv.course_passages(index, course_id)
         base = index.bm25
         lengths = [sum(len(base.embed_query(w).indices) for w in re.findall(r"\S+", h.text)) for h in segs]
         avg = float(np.mean(lengths)) if lengths else 256.0
@@ -66,10 +65,7 @@ def bm25_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dict:
     idf = {t: math.log((n - df[t] + 0.5) / (df[t] + 0.5) + 1.0) for t in toks}
     out = {}
     for name, docs in st["configs"].items():
-        scores = np.asarray([sum(idf[t] * d.get(t, 0.0) for t in toks) for d in docs])
-        order = np.argsort(-scores)[:depth]
-        out[name] = [Hit(segs[i].point_id, segs[i].lecture_id, segs[i].lecture_number, segs[i].segment_idx,
-                         segs[i].start_s, segs[i].end_s, segs[i].text, float(scores[i])) for i in order if scores[i] > 0]
+        out[name] = cv.top_hits(segs, [sum(idf[t] * d.get(t, 0.0) for t in toks) for d in docs], depth, positive=True)
     return out
 
 

@@ -1,6 +1,7 @@
 """The whole passage in its dense vector, tried in ``evals.cv`` before it goes into the product:
 
     .venv/bin/python -m evals.cv --fulltext --lists dense_full,bm25,dense_sent,chargram
+    .venv/bin/python -m evals.cv_fulltext          # how many passages are longer than the model reads
 
 all-MiniLM-L6-v2 reads at most 256 word pieces (``max_seq_length``) and drops the rest without a
 word: a quarter of the dev course's passages are longer (35 of 140; median 204, longest 381), so
@@ -16,7 +17,7 @@ import re
 
 import numpy as np
 
-from services.ask.search_index import Hit
+from evals.cv import course_passages, top_hits
 
 WINDOW = 250
 _state: dict = {}
@@ -58,14 +59,27 @@ def fulltext_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dic
     st = _state.get(course_id)
     if st is None:
         model = models.embedder(Settings().embed_model)
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
+        segs = course_passages(index, course_id)
         st = _state[course_id] = (segs, {"dense_full": np.vstack([passage_vector(model, h.text) for h in segs]),
                                          "dense_sentmean": np.vstack([_sentence_mean(index, h) for h in segs])})
     segs, docs = st
-    out = {}
-    for name, mat in docs.items():
-        scores = mat @ np.asarray(qvec, dtype="float32")
-        order = np.argsort(-scores)[:depth]
-        out[name] = [Hit(segs[i].point_id, segs[i].lecture_id, segs[i].lecture_number, segs[i].segment_idx,
-                         segs[i].start_s, segs[i].end_s, segs[i].text, float(scores[i])) for i in order]
-    return out
+    return {name: top_hits(segs, mat @ np.asarray(qvec, dtype="float32"), depth) for name, mat in docs.items()}
+
+
+def main() -> None:
+    """Prints (and writes ``results/cv-fulltext-lengths.json``) how many of the dev course's passages
+    are longer than the model reads: the figures the module doc quotes."""
+    from evals.cv import dev_course_index, publish
+    from lecturecopilot import models
+    from lecturecopilot.settings import Settings
+
+    model = models.embedder(Settings().embed_model)
+    with dev_course_index() as (index, course, _):
+        lengths = [len(model.tokenizer(h.text)["input_ids"]) for h in course_passages(index, course)]
+    publish({"passages": len(lengths), "max_seq_length": model.max_seq_length,
+             "longer": sum(n > model.max_seq_length for n in lengths), "median": float(np.median(lengths)),
+             "longest": max(lengths), "command": "python -m evals.cv_fulltext"}, "cv-fulltext-lengths.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -18,7 +18,7 @@ import re
 
 import numpy as np
 
-from services.ask.search_index import Hit
+from evals.cv import course_passages, top_hits
 
 _state: dict = {}
 
@@ -53,7 +53,7 @@ def late_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dict:
     (``evals.cv``'s ``extra_lists`` hook; ``qvec`` and ``lists`` unused)."""
     st = _state.get(course_id)
     if st is None:
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
+        segs = course_passages(index, course_id)
         docs = _tokens([h.text for h in segs])
         df: dict[str, int] = {}
         for pieces, _ in docs:
@@ -67,6 +67,4 @@ def late_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dict:
     n = len(segs)
     idf = np.asarray([math.log((n + 1) / (df.get(p, 0) + 0.5)) for p in pieces], dtype="float32")
     scores = np.asarray([float(idf @ (qv @ dv.T).max(axis=1)) if len(dv) else 0.0 for _, dv in docs])
-    order = np.argsort(-scores)[:depth]
-    return {"late": [Hit(segs[i].point_id, segs[i].lecture_id, segs[i].lecture_number, segs[i].segment_idx,
-                         segs[i].start_s, segs[i].end_s, segs[i].text, float(scores[i])) for i in order]}
+    return {"late": top_hits(segs, scores, depth)}

@@ -7,7 +7,7 @@ Lecturers open a lecture by going over the last one ("last time we saw decision 
 question about that topic then finds both the passage that taught it and the recap, and the
 recap, denser in the topic's words, often ranks first: of the 40 recall@1 misses over the 119
 covered dev + fresh questions (the product's default weights), 11 ranked first a passage of a
-*later* lecture than the gold one, 10 of them in lecture 5's opening review of lecture 4. The
+*later* lecture than the gold one (``top1_misses_by_lecture``; lecture 5 opens by reviewing lecture 4). The
 candidate signal needs no word list: a passage's ``recap`` score is its highest cosine
 (all-MiniLM-L6-v2, passage text) with any passage of an *earlier* lecture of the course; the
 fused score is lowered by ``weight × max(0, recap − threshold)`` (weight and threshold chosen per
@@ -34,7 +34,7 @@ def recap_scores() -> dict[tuple[int, float], float]:
     from lecturecopilot.settings import Settings
 
     with cv.dev_course_index() as (index, course, lecture_of):
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course]
+        segs = cv.course_passages(index, course)
         vecs = np.asarray(models.embed(Settings().embed_model, [h.text for h in segs]))
         numbers = np.asarray([lecture_of[h.lecture_id] for h in segs])
         sims = vecs @ vecs.T
@@ -43,6 +43,24 @@ def recap_scores() -> dict[tuple[int, float], float]:
             earlier = numbers < numbers[i]
             out[(int(numbers[i]), round(h.start_s, 1))] = float(sims[i, earlier].max()) if earlier.any() else 0.0
         return out
+
+
+def top1_misses(rows: list, grid: np.ndarray) -> dict[str, int]:
+    """The recall@1 misses of the fused ranking (``grid``'s one weighting) by where the first-ranked
+    passage lies against the gold lecture: ``later``, ``earlier``, ``same`` lecture, or ``no_gold``
+    among the candidates."""
+    out = {"later": 0, "earlier": 0, "same": 0, "no_gold": 0}
+    for q in rows:
+        fused = (cv.feature_matrix(q, cv.LISTS, "weighted") @ grid.T)[:, 0]
+        top = int(np.argmax(fused))
+        gold = [sp[0] for sp, g in zip(q.spans, q.gold) if g]
+        if q.gold[top]:
+            continue
+        if not gold:
+            out["no_gold"] += 1
+        else:
+            out["later" if q.spans[top][0] > gold[0] else "earlier" if q.spans[top][0] < gold[0] else "same"] += 1
+    return out
 
 
 def main() -> None:
@@ -67,6 +85,9 @@ def main() -> None:
            "most_chosen": {"weight": combos[common][0], "threshold": combos[common][1],
                            "times": res["chosen"].count(common), "of": len(res["chosen"])},
            "splits_penalising": sum(combos[c][0] > 0 for c in res["chosen"]),
+           "top1_misses_by_lecture": top1_misses(rows, grid),
+           "recap_by_passage": {str(no): [[start, round(score, 3)] for (n, start), score in sorted(recap.items()) if n == no]
+                                for no in sorted({n for n, _ in recap})},
            "command": "python -m evals.cv_recap " + " ".join(sys.argv[1:])}
     cv.publish(out, "cv-recap-latest.json")
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from services.ask.search_index import Hit
+from evals.cv import course_passages, top_hits
 
 _state: dict = {}
 
@@ -68,11 +68,7 @@ def splade_lists(index, course_id, query, qvec, lists, depth: int = 30) -> dict:
     (``evals.cv``'s ``extra_lists`` hook; ``qvec`` and ``lists`` unused)."""
     st = _state.get(course_id)
     if st is None:
-        segs = [h for (lid, _), h in index.segments.items() if index.course_of.get(lid) == course_id]
+        segs = course_passages(index, course_id)
         st = _state[course_id] = (segs, encode([h.text for h in segs]))
     segs, docs = st
-    scores = docs @ encode([query])[0]
-    order = np.argsort(-scores)[:depth]
-    return {"splade": [Hit(segs[i].point_id, segs[i].lecture_id, segs[i].lecture_number, segs[i].segment_idx,
-                           segs[i].start_s, segs[i].end_s, segs[i].text, float(scores[i]))
-                       for i in order if scores[i] > 0]}
+    return {"splade": top_hits(segs, docs @ encode([query])[0], depth, positive=True)}
