@@ -7,7 +7,7 @@ the course's vocabulary (slides and titles as Whisper prompts).
 The lectures are ``evals/robustness/lectures.json`` (six generated lectures on data structures and
 algorithms, written for this benchmark; see its README): each part's narration is spoken by
 espeak-ng and by Piper's neural voice (``lecturecopilot.synth``) over a rendered slide naming the
-part's terms. The product's own code then reads the slides (PySceneDetect + RapidOCR,
+part's terms. The product's own code then reads the slides (ink-map slide changes + RapidOCR,
 ``services.transcribe.slides``) and transcribes (``services.transcribe.core``) twice: plainly, and
 with every window prompted by the vocabulary (``services.transcribe.vocabulary``) built from what
 the slide reader found — never from the script.

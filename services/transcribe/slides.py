@@ -1,23 +1,37 @@
-"""Slides of a lecture video: scene detection finds slide changes, OCR reads each distinct slide once.
+"""Slides of a lecture video: every slide change found from where text appears, each distinct slide
+OCR'd once.
 
 Pipeline (all times in seconds from the start of the video):
 
-1. ffmpeg makes a small proxy of the video (``sample_fps`` frames per second, 320 px wide, no
-   audio), so scene detection costs seconds even for a 2-hour 1080p lecture;
-2. PySceneDetect's ``AdaptiveDetector`` cuts the proxy into shots: a frame's content change (HSV +
-   edges, the ``ContentDetector`` score) must be ``adaptive_threshold`` (3, the library default)
-   times the average of its neighbours and at least ``min_content`` (1.0). A slide change scores
-   about 2.5 on a white slide with new text against about 0.05 between frames of the same slide,
-   far below ContentDetector's default threshold of 27, which is tuned for film cuts;
-3. one full-resolution frame per shot (half a second in, or the middle of a short shot) is read
-   by RapidOCR (``rapidocr`` carries its ONNX models); a frame whose difference hash
-   (dHash, Krawetz 2013, "Kind of like that") is near one already read reuses that text, so a
-   slide shown twice is OCR'd once;
-4. shots with less than ``min_words`` confident words are not slides (a camera on a speaker or a
-   blackboard; two are enough: a title slide "Binary heaps" is a slide), and consecutive shots with the same text merge (slide builds, a cursor moving).
+1. ffmpeg decodes the video once into small grey frames (``sample_fps`` frames per second,
+   ``proxy_width`` pixels wide) read from a pipe; nothing is written to disk;
+2. each frame becomes an *ink map*: the pixels whose brightness differs from their neighbourhood's
+   mean (a box of ``2·3+1`` pixels) by more than ``ink_contrast`` grey levels. That marks the
+   strokes of text and line art on any background (black on white, white on dark, coloured
+   templates) and ignores flat colour and gradients. Two ink maps are compared with hysteresis: a
+   pixel has changed when it is clear ink in one frame and not even faint ink (half the contrast)
+   in the other, so noise and re-encoding around glyphs do not count;
+3. the frame is cut into a grid of cells (16 across). A cell is *stable* when its ink has not
+   changed for ``stable_s`` seconds. A new slide starts when the stable cells hold at least
+   ``min_change`` (a share of the frame's pixels) of ink that the current slide's key frame does
+   not have, or lacks ink it had. So a slide whose text changes on the same template, a bullet
+   added to a build, 18 px text at 1080p and a dark theme are all changes, while what never stays
+   still (a speaker's picture-in-picture, a video, a moving pointer) never takes part, and what
+   is still (the template, the logo) cancels out. A screen recording yields a slide each time the
+   screen rests. This is the frame-differencing-on-stable-frames idea of lecture indexers such as
+   TalkMiner (Adcock et al., "TalkMiner: a lecture webcast search engine", ACM MM 2010), on ink
+   maps instead of raw pixels;
+4. the key frame of each change is read at full resolution (up to 1920 px wide) by RapidOCR
+   (``rapidocr`` carries its ONNX models), once per distinct slide: a key frame whose ink matches
+   an earlier key frame's (same comparison) reuses its text, so a slide shown twice is OCR'd once;
+5. key frames with fewer than ``min_words`` confident words are not slides (a camera on the
+   speaker, a board) and end the slide before them; consecutive key frames with the same text
+   merge (a pointer that stopped, a speaker who stepped in front and left); a build step (the
+   previous slide's lines plus new ones, same title) keeps the title and the new lines only, so
+   each line is cited where it appeared.
 
-A lecture without slides therefore yields no slides after one proxy pass and a handful of OCR
-calls.
+The cost is one decode of the video plus a few array operations per sampled frame and one OCR
+call per distinct slide (at most ``max_ocr``).
 """
 
 from __future__ import annotations
@@ -29,9 +43,11 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
-from PIL import Image
+import numpy as np
+from PIL import Image, ImageFilter
+from rapidfuzz import fuzz
 
 from lecturecopilot import media
 from lecturecopilot.slidetext import slide_sentence
@@ -40,6 +56,8 @@ log = logging.getLogger(__name__)
 
 _ocr_engine = None
 _ocr_lock = threading.Lock()  # one engine per process, shared by the slide readers running at once
+
+GRID_COLUMNS = 16  # cells across the frame; rows follow the aspect ratio
 
 
 @dataclass(frozen=True)
@@ -66,110 +84,241 @@ def _ocr():
     return _ocr_engine
 
 
-def ocr_lines(image: Path, *, min_score: float = 0.6) -> list[str]:
+@dataclass(frozen=True)
+class TextLine:
+    """A line OCR read: its text and its centre as a share of the image's width and height (0–1)."""
+
+    text: str
+    x: float
+    y: float
+
+
+def ocr_text_lines(image: Path, *, min_score: float = 0.6) -> list[TextLine]:
     """Text lines RapidOCR reads in ``image`` with a recognition score of at least ``min_score``,
-    top to bottom. Returns [] when nothing is read."""
+    top to bottom (then left to right). Returns [] when nothing is read."""
     with _ocr_lock:  # RapidOCR is not documented as safe for concurrent calls: one at a time (each well under 1 s)
         result = _ocr()(str(image))
     txts = getattr(result, "txts", None) or ()
     scores = getattr(result, "scores", None) or ()
     boxes = getattr(result, "boxes", None)
+    with Image.open(image) as im:
+        width, height = im.size
     rows = []
     for i, (t, s) in enumerate(zip(txts, scores)):
         if s >= min_score and t.strip():
-            top = float(min(p[1] for p in boxes[i])) if boxes is not None else float(i)
-            left = float(min(p[0] for p in boxes[i])) if boxes is not None else 0.0
-            rows.append((top, left, t.strip()))
-    rows.sort()
-    return [t for _, _, t in rows]
+            xs = [float(p[0]) for p in boxes[i]] if boxes is not None else [0.0]
+            ys = [float(p[1]) for p in boxes[i]] if boxes is not None else [float(i)]
+            rows.append((min(ys), min(xs), TextLine(t.strip(), (min(xs) + max(xs)) / 2 / width,
+                                                   (min(ys) + max(ys)) / 2 / height)))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    return [line for _, _, line in rows]
 
 
-def dhash(image: Path, size: int = 32) -> int:
-    """Difference hash of ``image``: ``size``×``size`` bits, 1 where a pixel is brighter than its
-    right neighbour on a grey ``(size+1)``×``size`` thumbnail (Krawetz 2013)."""
-    with Image.open(image) as im:
-        g = im.convert("L").resize((size + 1, size), Image.Resampling.LANCZOS)
-        px = list(g.get_flattened_data()) if hasattr(g, "get_flattened_data") else list(g.getdata())
-    bits = 0
-    for y in range(size):
-        row = px[y * (size + 1):(y + 1) * (size + 1)]
-        for x in range(size):
-            bits = (bits << 1) | (row[x] > row[x + 1])
-    return bits
+def ocr_lines(image: Path, *, min_score: float = 0.6) -> list[str]:
+    """The texts of :func:`ocr_text_lines`, top to bottom."""
+    return [line.text for line in ocr_text_lines(image, min_score=min_score)]
 
 
-def _shots(source: list[str], workdir: Path, sample_fps: float, min_content: float, min_shot_s: float,
-           duration_s: float) -> list[tuple[float, float]]:
-    from scenedetect import AdaptiveDetector, detect
+@dataclass
+class InkFrame:
+    """A sampled frame's ink: ``ink`` (H×W bool, strokes of clear contrast) and ``faint`` (H×W bool,
+    strokes of any contrast: a superset of ``ink``)."""
 
-    proxy = workdir / "slides-proxy.mp4"
-    proc = subprocess.run(
-        ["ffmpeg", "-nostdin", "-v", "error", "-y", *source, "-map", "0:v:0", "-an",
-         "-vf", f"fps={sample_fps},scale=320:-2", "-c:v", "libx264", "-preset", "ultrafast", "-crf", "28",
-         "-g", "1", str(proxy)], capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"making the slide-detection proxy failed: {proc.stderr.strip()[-300:]}")
+    ink: np.ndarray
+    faint: np.ndarray
+
+
+def ink_frame(gray: np.ndarray, *, contrast: int = 32) -> InkFrame:
+    """The ink of a grey frame (H×W uint8): pixels differing from the mean of the 7×7 box around them
+    by more than ``contrast`` grey levels (``ink``), or by more than half that (``faint``)."""
+    blur = np.asarray(Image.fromarray(gray).filter(ImageFilter.BoxBlur(3)), dtype=np.int16)
+    diff = np.abs(gray.astype(np.int16) - blur)
+    return InkFrame(diff > contrast, diff > contrast // 2)
+
+
+def changed_cells(a: InkFrame, b: InkFrame, cell: int) -> np.ndarray:
+    """Per grid cell (rows × columns, ``cell`` pixels square), the pixels of clear ink in one frame
+    that are not even faint ink in the other (both ways: text added and text removed). The gap between
+    the two contrasts is the tolerance: noise and re-encoding move a pixel's contrast a little, text
+    that changes moves it a lot."""
+    diff = (b.ink & ~a.faint) | (a.ink & ~b.faint)
+    h, w = diff.shape
+    return diff.reshape(h // cell, cell, w // cell, cell).sum(axis=(1, 3))
+
+
+def _proxy_size(info: media.ProbeResult, width: int) -> tuple[int, int, int]:
+    """(width, height, cell) of the grey proxy: ``width`` wide (never upscaled below 320), the
+    video's aspect, both multiples of the cell size."""
+    w0, h0 = info.width or 16, info.height or 9
+    w = max(320, min(width, w0 if w0 >= 320 else 320))
+    cell = w // GRID_COLUMNS
+    w = cell * GRID_COLUMNS
+    rows = max(1, round(w * h0 / w0 / cell))
+    return w, rows * cell, cell
+
+
+def _frames(source: list[str], size: tuple[int, int], sample_fps: float) -> Iterator[tuple[float, np.ndarray]]:
+    """(time s, H×W uint8 grey frame) at ``sample_fps``, decoded by one ffmpeg process."""
+    w, h = size
+    proc = subprocess.Popen(
+        ["ffmpeg", "-nostdin", "-v", "error", *source, "-map", "0:v:0", "-an", "-vf",
+         f"fps={sample_fps},scale={w}:{h}:flags=area,format=gray", "-f", "rawvideo", "pipe:1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    n = 0
     try:
-        scenes = detect(str(proxy), AdaptiveDetector(adaptive_threshold=3.0, min_content_val=min_content,
-                                                     min_scene_len=max(1, int(min_shot_s * sample_fps))))
-        shots = [(float(s.seconds), float(e.seconds)) for s, e in scenes]
+        while True:
+            buf = proc.stdout.read(w * h)
+            if len(buf) < w * h:
+                break
+            yield n / sample_fps, np.frombuffer(buf, dtype=np.uint8).reshape(h, w)
+            n += 1
     finally:
-        proxy.unlink(missing_ok=True)
-    if not shots:  # no cut at all: one shot, the whole video
-        shots = [(0.0, duration_s)]
-    if shots:
-        shots[-1] = (shots[-1][0], max(shots[-1][1], duration_s))
-    return shots
+        proc.stdout.close()
+        err = proc.stderr.read().decode(errors="replace")
+        proc.stderr.close()
+        code = proc.wait()
+    if code != 0 and n == 0:
+        raise RuntimeError(f"decoding the video for slide detection failed: {err.strip()[-300:]}")
+
+
+@dataclass
+class KeyFrame:
+    """A key frame: when its slide began and when the frame was taken (s), its ink, and its
+    ``busy`` cells (rows × columns bool: cells that keep moving, such as a speaker's picture)."""
+
+    start_s: float
+    taken_s: float
+    frame: InkFrame
+    busy: np.ndarray
+
+
+def key_frames(frames: Iterator[tuple[float, np.ndarray]], *, cell: int, stable_s: float = 1.0,
+               min_change: float = 0.0008, ink_contrast: int = 32, cell_noise: int = 3,
+               busy_window_s: float = 20.0, busy_share: float = 0.2,
+               progress: Callable[[float], None] = lambda t: None) -> list[KeyFrame]:
+    """The key frames of a stream of (time s, H×W uint8 grey frame): the first frame, then each frame
+    whose stable cells (no ink change for ``stable_s`` s) differ from the last key frame by at least
+    ``min_change`` × the frame's pixels, or a quarter of a sparse slide's ink (see the module docstring). A cell is *busy* when it moved in
+    more than ``busy_share`` of the frames of the last ``busy_window_s`` seconds (an exponential
+    moving average): busy cells never count, even in a moment of rest. ``progress`` gets each
+    frame's time (s). A key frame's ``start_s`` is when most of its changed ink last changed: when the
+    new text appeared."""
+    keys: list[KeyFrame] = []
+    prev: InkFrame | None = None
+    last_change = activity = np.zeros(0)
+    t_prev = 0.0
+    for t, gray in frames:
+        cur = ink_frame(gray, contrast=ink_contrast)
+        progress(t)
+        if prev is None:
+            last_change = np.full(changed_cells(cur, cur, cell).shape, t)
+            activity = np.zeros(last_change.shape)
+            keys.append(KeyFrame(t, t, cur, activity > busy_share))
+            prev, t_prev = cur, t
+            continue
+        moving = changed_cells(prev, cur, cell) > cell_noise
+        alpha = min(1.0, (t - t_prev) / busy_window_s)
+        activity = (1 - alpha) * activity + alpha * moving
+        last_change[moving] = t
+        prev, t_prev = cur, t
+        busy = activity > busy_share
+        stable = ((t - last_change) >= stable_s - 1e-6) & ~busy
+        against = changed_cells(keys[-1].frame, cur, cell)
+        counted = stable & (against > cell_noise)
+        if against[counted].sum() >= _needed(keys[-1].frame, cur, busy, cell, min_change):
+            keys.append(KeyFrame(_weighted_median(last_change[counted], against[counted]), t, cur, busy))
+    return keys
+
+
+def _needed(key: InkFrame, cur: InkFrame, busy: np.ndarray, cell: int, min_change: float) -> float:
+    """Changed pixels that make a new slide: ``min_change`` × the frame's pixels, or on a sparse slide
+    (18 px text at 1080p holds a few hundred pixels of ink at the proxy's size) a quarter of its ink,
+    but never under a quarter of ``min_change`` (a mouse pointer's outline)."""
+    rows, cols = busy.shape
+    quiet = np.repeat(np.repeat(~busy, cell, axis=0), cell, axis=1)[:rows * cell, :cols * cell]
+    ink = max(int((key.ink & quiet).sum()), int((cur.ink & quiet).sum()))
+    size = cur.ink.size
+    return min(min_change * size, max(min_change / 4 * size, ink / 4))
+
+
+def _weighted_median(values: np.ndarray, weights: np.ndarray) -> float:
+    order = np.argsort(values)
+    cum = np.cumsum(weights[order])
+    return float(values[order][np.searchsorted(cum, cum[-1] / 2)])
 
 
 def _grab(source: list[str], t_s: float, out: Path) -> Path:
     proc = subprocess.run(
         ["ffmpeg", "-nostdin", "-v", "error", "-y", "-ss", f"{t_s:.3f}", *source, "-frames:v", "1",
-         "-vf", "scale='min(1280,iw)':-2", str(out)], capture_output=True, text=True)
+         "-vf", "scale='min(1920,iw)':-2", str(out)], capture_output=True, text=True)
     if proc.returncode != 0 or not out.exists():
         raise RuntimeError(f"reading a frame at {t_s:.1f} s failed: {proc.stderr.strip()[-300:]}")
     return out
 
 
+def _same_line(a: str, b: str) -> bool:
+    return fuzz.ratio(a.lower(), b.lower()) >= 90
+
+
+def _build_step(before: tuple[str, ...], after: tuple[str, ...]) -> tuple[str, ...] | None:
+    """When ``after`` is ``before`` with lines added (same first line, every earlier line still
+    there): the first line and the added lines. Else None."""
+    if len(after) <= len(before) or not before or not _same_line(before[0], after[0]):
+        return None
+    if not all(any(_same_line(b, a) for a in after) for b in before):
+        return None
+    added = tuple(a for a in after[1:] if not any(_same_line(a, b) for b in before))
+    return (after[0], *added) if added else None
+
+
 def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | None = None,
                   progress: Callable[[float], None] = lambda p: None,
-                  sample_fps: float = 4.0, min_content: float = 1.0, min_shot_s: float = 1.5,
-                  min_words: int = 2, same_slide_bits: int = 6, max_ocr: int = 400) -> list[Slide]:
+                  sample_fps: float = 2.0, proxy_width: int = 640, stable_s: float = 1.0,
+                  min_change: float = 0.0008, min_words: int = 2, max_ocr: int = 400) -> list[Slide]:
     """Slides shown in ``video`` (user media, opened through :func:`lecturecopilot.media.input_args`
     as probed in ``info``; probed here when None), in time order.
 
-    ``duration_s`` is the video's duration (seconds). Shot boundaries are accurate to
-    ``1/sample_fps`` seconds. At most ``max_ocr`` shots are OCR'd (evenly spread) so a video with
-    constant cuts stays bounded. Raises ``RuntimeError`` when ffmpeg cannot decode the video and
-    :class:`lecturecopilot.media.MediaError` when it is not an accepted container.
+    ``duration_s`` is the video's duration (seconds). Slide starts are accurate to about
+    ``1/sample_fps`` seconds. At most ``max_ocr`` key frames are OCR'd (evenly spread) so a video
+    that never rests stays bounded; ``progress`` gets 0–1. Raises ``RuntimeError`` when ffmpeg cannot
+    decode the video and :class:`lecturecopilot.media.MediaError` when it is not an accepted
+    container. See the module docstring for the method and its parameters.
     """
-    source = media.input_args(video, info or media.probe(video))
+    info = info or media.probe(video)
+    source = media.input_args(video, info)
+    w, h, cell = _proxy_size(info, proxy_width)
+    span = max(duration_s, 1e-6)
+    keys = key_frames(_frames(source, (w, h), sample_fps), cell=cell, stable_s=stable_s, min_change=min_change,
+                      progress=lambda t: progress(0.7 * min(1.0, t / span)))
+    if len(keys) > max_ocr:
+        step = len(keys) / max_ocr
+        keys = [keys[int(i * step)] for i in range(max_ocr)]
+    read: list[tuple[InkFrame, tuple[str, ...]]] = []
+    found: list[Slide] = []
+    shown: list[tuple[str, ...]] = []  # each found slide's lines as read (a build step's whole slide)
+    ocr_calls = 0
     with tempfile.TemporaryDirectory(prefix="lc-slides-") as tmp_s:
-        tmp = Path(tmp_s)
-        shots = _shots(source, tmp, sample_fps, min_content, min_shot_s, duration_s)
-        if len(shots) > max_ocr:
-            step = len(shots) / max_ocr
-            shots = [shots[int(i * step)] for i in range(max_ocr)]
-        progress(0.1)
-        seen: list[tuple[int, tuple[str, ...]]] = []  # (dhash, lines) of frames read so far
-        found: list[Slide] = []
-        ocr_calls = 0
-        for i, (start, end) in enumerate(shots):
-            t = start + min(0.5, max(0.0, (end - start) / 2))
-            frame = _grab(source, min(t, max(0.0, duration_s - 0.05)), tmp / f"shot{i}.png")
-            h = dhash(frame)
-            lines = next((ls for hh, ls in seen if bin(hh ^ h).count("1") <= same_slide_bits), None)
+        for i, key in enumerate(keys):
+            end = keys[i + 1].start_s if i + 1 < len(keys) else max(duration_s, key.taken_s)
+            lines = next((ls for f, ls in read
+                          if changed_cells(f, key.frame, cell).sum() < min_change * f.ink.size), None)
             if lines is None:
-                lines = tuple(ocr_lines(frame))
+                frame = _grab(source, min(key.taken_s, max(0.0, duration_s - 0.05)), Path(tmp_s) / f"key{i}.png")
+                rows, cols = key.busy.shape
+                lines = tuple(ln.text for ln in ocr_text_lines(frame)
+                              if not key.busy[min(rows - 1, int(ln.y * rows)), min(cols - 1, int(ln.x * cols))])
+                frame.unlink(missing_ok=True)
                 ocr_calls += 1
-                seen.append((h, lines))
-            frame.unlink(missing_ok=True)
-            progress(0.1 + 0.9 * (i + 1) / len(shots))
+                read.append((key.frame, lines))
+            progress(0.7 + 0.3 * (i + 1) / len(keys))
             if len(re.findall(r"[A-Za-z0-9]{2,}", " ".join(lines))) < min_words:
                 continue
-            if found and found[-1].lines == lines and abs(found[-1].end_s - start) < 1.0:
-                found[-1] = Slide(found[-1].start_s, end, lines)
-            else:
-                found.append(Slide(start, end, lines))
-        log.info("slides: %d shots, %d OCR calls, %d slides", len(shots), ocr_calls, len(found))
-        return found
+            last = found[-1] if found and abs(found[-1].end_s - key.start_s) < 1.0 else None
+            if last is not None and shown[-1] == lines:
+                found[-1] = Slide(last.start_s, end, last.lines)
+                continue
+            step = _build_step(shown[-1], lines) if last is not None else None
+            found.append(Slide(key.start_s, end, step or lines))
+            shown.append(lines)
+    log.info("slides: %d key frames, %d OCR calls, %d slides", len(keys), ocr_calls, len(found))
+    return found

@@ -1,6 +1,6 @@
 """One worker process runs the same stage of different lectures side by side, so a short lecture
 does not queue behind a long one's slide reading (issue #12, item 20). Real NATS JetStream,
-Postgres, ffmpeg, PySceneDetect and RapidOCR; the test stack runs one transcribe process."""
+Postgres, ffmpeg and RapidOCR; the test stack runs one transcribe process."""
 
 from __future__ import annotations
 

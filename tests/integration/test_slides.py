@@ -1,6 +1,6 @@
 """Slides: scene detection + OCR on a rendered slide video with known text and narration, the
 slide text searchable and cited at the slide's time; a video without slides yields none.
-Real ffmpeg, PySceneDetect, RapidOCR, whisper, NATS and Postgres."""
+Real ffmpeg, RapidOCR, whisper, NATS and Postgres."""
 
 from __future__ import annotations
 
