@@ -16,6 +16,7 @@ import textwrap
 import wave
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -95,8 +96,9 @@ def _duration(path: Path) -> float:
 
 
 def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, voice: str = "en-us",
-                  gap_s: float = 0.6) -> SynthResult:
-    """Renders ``parts`` into one MP4 at ``out`` (H.264 + AAC, 1280×720, 2 fps still frames),
+                  gap_s: float = 0.6, render: Callable[[Part, Path], Path] | None = None) -> SynthResult:
+    """Renders ``parts`` into one MP4 at ``out`` (H.264 + AAC, 2 fps still frames; 1280×720 with
+    :func:`render_slide`, or whatever ``render(part, png_path)`` draws, all slides of one size),
     narrated by ``voice`` (see :func:`speak`).
 
     The narration of all parts is joined into one WAV (``gap_s`` of silence between parts) and
@@ -124,7 +126,10 @@ def synth_lecture(parts: list[Part], out: Path, *, words_per_minute: int = 165, 
                 frames = r.readframes(r.getnframes())
                 writer.writeframes(frames + pad)
                 durations.append((len(frames) + len(pad)) / (rate * width * channels))
-            render_slide(p.slide_title, p.slide_body, tmp / f"part{i}.png", lines=p.slide_lines)
+            if render is None:
+                render_slide(p.slide_title, p.slide_body, tmp / f"part{i}.png", lines=p.slide_lines)
+            else:
+                render(p, tmp / f"part{i}.png")
         writer.close()
         listing = tmp / "slides.txt"
         lines = [f"file '{tmp / f'part{i}.png'}'\nduration {d:.3f}\n" for i, d in enumerate(durations)]
