@@ -25,8 +25,10 @@ Pipeline (all times in seconds from the start of the video):
    (``rapidocr`` carries its ONNX models), once per distinct slide: a key frame whose ink matches
    an earlier key frame's (same comparison) reuses its text, so a slide shown twice is OCR'd once;
 5. key frames with fewer than ``min_words`` confident words are not slides (a camera on the
-   speaker, a board) and end the slide before them; consecutive key frames with the same text
-   merge (a pointer that stopped, a speaker who stepped in front and left); a build step (the
+   speaker, a board) and end the slide before them; a key frame that differs from the one before
+   only inside a box of ``POINTER_CELLS`` × ``POINTER_CELLS`` cells (a laser dot or mouse arrow that came
+   to rest) keeps its text without OCR; consecutive key frames with the same lines (each line of one
+   nearly a line of the other) merge (a pointer over a word, a speaker who stepped in front and left); a build step (the
    previous slide's lines plus new ones, same title) keeps the title and the new lines only, so
    each line is cited where it appeared.
 
@@ -260,6 +262,33 @@ def _same_line(a: str, b: str) -> bool:
     return fuzz.ratio(a.lower(), b.lower()) >= 90
 
 
+def _same_lines(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """True when every line of each is (nearly) a line of the other: one slide read twice, a pointer
+    over a word the second time."""
+    return all(any(_same_line(x, y) for y in b) for x in a) and all(any(_same_line(y, x) for x in a) for y in b)
+
+
+def _hidden_part(before: tuple[str, ...], after: tuple[str, ...]) -> bool:
+    """True when ``after`` reads fewer lines than ``before`` and each of them (bar scraps without two
+    letters or digits in a row, such as a pointer read as "4") is one of ``before``'s: the same slide
+    with something in front of part of it."""
+    kept = [a for a in after if re.search(r"[A-Za-z0-9]{2,}", a)]
+    return len(kept) < len(before) and all(any(_same_line(a, b) for b in before) for a in kept)
+
+
+POINTER_CELLS = 2  # a change within this many cells each way (1/8 of the frame's width) is a pointer
+
+
+def _small_change(before: KeyFrame, after: KeyFrame, cell: int) -> bool:
+    """True when what changed between two key frames fits in a box of ``POINTER_CELLS`` × ``POINTER_CELLS``
+    cells: a laser dot or mouse arrow that came to rest, not a slide (its text is not read again)."""
+    moved = np.argwhere(changed_cells(before.frame, after.frame, cell) > 3)
+    if len(moved) == 0:
+        return True
+    (r0, c0), (r1, c1) = moved.min(axis=0), moved.max(axis=0)
+    return r1 - r0 < POINTER_CELLS and c1 - c0 < POINTER_CELLS
+
+
 def _build_step(before: tuple[str, ...], after: tuple[str, ...]) -> tuple[str, ...] | None:
     """When ``after`` is ``before`` with lines added (same first line, every earlier line still
     there): the first line and the added lines. Else None."""
@@ -297,11 +326,13 @@ def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | N
     found: list[Slide] = []
     shown: list[tuple[str, ...]] = []  # each found slide's lines as read (a build step's whole slide)
     ocr_calls = 0
+    found_lines: tuple[str, ...] | None = None  # the previous key frame's lines
     with tempfile.TemporaryDirectory(prefix="lc-slides-") as tmp_s:
         for i, key in enumerate(keys):
             end = keys[i + 1].start_s if i + 1 < len(keys) else max(duration_s, key.taken_s)
-            lines = next((ls for f, ls in read
-                          if changed_cells(f, key.frame, cell).sum() < min_change * f.ink.size), None)
+            lines = found_lines if i and found_lines is not None and _small_change(keys[i - 1], key, cell) else None
+            lines = lines or next((ls for f, ls in read
+                                   if changed_cells(f, key.frame, cell).sum() < min_change * f.ink.size), None)
             if lines is None:
                 frame = _grab(source, min(key.taken_s, max(0.0, duration_s - 0.05)), Path(tmp_s) / f"key{i}.png")
                 rows, cols = key.busy.shape
@@ -310,11 +341,12 @@ def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | N
                 frame.unlink(missing_ok=True)
                 ocr_calls += 1
                 read.append((key.frame, lines))
+            found_lines = lines
             progress(0.7 + 0.3 * (i + 1) / len(keys))
             if len(re.findall(r"[A-Za-z0-9]{2,}", " ".join(lines))) < min_words:
                 continue
             last = found[-1] if found and abs(found[-1].end_s - key.start_s) < 1.0 else None
-            if last is not None and shown[-1] == lines:
+            if last is not None and (_same_lines(shown[-1], lines) or _hidden_part(shown[-1], lines)):
                 found[-1] = Slide(last.start_s, end, last.lines)
                 continue
             step = _build_step(shown[-1], lines) if last is not None else None

@@ -118,3 +118,13 @@ def test_build_step_keeps_the_title_and_the_new_lines():
     assert _build_step(before, (*before, "Pyruvate is formed")) == ("Glycolysis", "Pyruvate is formed")
     assert _build_step(before, ("Krebs cycle", "Citrate")) is None
     assert _build_step(before, before) is None
+
+
+def test_a_slide_read_again_with_a_pointer_over_it_is_the_same_slide():
+    from services.transcribe.slides import _hidden_part, _same_lines
+
+    full = ("Hash tables", "A hash function maps keys to buckets", "Chaining resolves collisions")
+    assert _same_lines(full, ("Hash tables", "A hash funQion maps keys to buckets", "Chaining resolves collisions"))
+    assert _hidden_part(full, ("Hash tables", "4"))
+    assert not _hidden_part(full, ("Hash tables", "Open addressing probes"))
+    assert not _same_lines(full, (*full, "Load factor triggers resizing"))
