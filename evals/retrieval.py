@@ -91,7 +91,7 @@ def upload_course(eph, title: str, by_lecture: dict[int, list[dict]], titles: di
         r.raise_for_status()
         ids[no] = r.json()["lecture_id"]
     for lid in ids.values():
-        st = eph.wait_ready(lid, timeout_s=600)
+        st = eph.wait_ready(lid, timeout_s=1800)
         if st["status"] != "ready":
             raise RuntimeError(f"lecture {lid} failed: {st['error']}")
     return course, ids
