@@ -77,30 +77,41 @@ being it its this that these those there here we you i he she they them our your
 should will just like right okay ok yeah um uh what which who whom how why when where not no yes all any some more most
 very about into over also than too have has had get got let""")
 
-# -- services/ask/examprep/terms.py: the terms practice questions are about -------------------
-# Words that cannot start or end a term ("the giant hash table", "sorting algorithm", "using a
-# heap"); hand-kept because it holds lecture words wordfreq ranks low ("lookup", "implement", "via").
+# -- services/ask/examprep/terms.py: the terms and quantities practice questions are about ----
+# Words that cannot start or end a term ("the giant hash table", "using a heap", "around the
+# stroma"): function words, vague size/order words and the verbs of classroom talk; hand-kept
+# because it holds words wordfreq ranks low ("lookup", "implement", "via"). Any field: no topic
+# word is here (the course's terms are found statistically, see examprep/terms.py).
 TERM_STOP = _words("""a an the this that these those my our your their his her its some any every each all whole
 entire giant big little small new same other another such one two three first second last next different basic
-kind sort of in on at to for from by with into onto about as and or but so if then than when while because is are
+kind of in on at to for from by with into onto about as and or but so if then than when while because is are
 was were be been being am do does did have has had having get got can could will would should may might must shall
 just really very also actually basically sorting we i you they he she it me us them what which who how where why
 not no yes ok okay well like using use used make made want need going go take takes took call called say said
 let here there now up down out over under again still even only maybe some more most less least this thing
-stuff way some implement implementing implemented store build given give look lookup via per""")
-# A term's head word → its kind (an "insertion sort" is an algorithm, a "hash table" a structure):
-# the distractors of a question are terms of the same kind. The term pattern is built from these heads.
-TERM_HEADS = {"sort": "algorithm", "search": "algorithm", "array": "structure", "table": "structure",
-              "list": "structure", "tree": "structure", "heap": "structure", "queue": "structure",
-              "stack": "structure", "function": "function", "model": "model"}
-# Distractor preference for running-time questions: the classes a student most plausibly confuses
-# with each, nearest first.
-NEAR_TIME_CLASSES = {
-    "linear": ["n log n", "log n", "constant", "n squared"], "n log n": ["linear", "n squared", "log n", "constant"],
-    "log n": ["linear", "constant", "n log n", "n squared"], "constant": ["log n", "linear", "n log n", "n squared"],
-    "n squared": ["n log n", "linear", "n factorial", "log n"], "n plus u": ["n log n", "linear", "n squared", "log n"],
-    "n factorial": ["n squared", "n log n", "linear", "log n"],
-}
+stuff way some implement implementing implemented store build given give look lookup via per
+always around away before after between both during ever few never since through too until without often usually
+rarely sometimes almost nearly roughly approximately instead whether though although whose within across along
+among upon toward towards yet else ago much many lot lots quite rather probably perhaps simply certainly together
+usually especially mostly mainly partly finally today tomorrow yesterday example examples instance
+means mean meaning called known named says say tell tells told gives give gets keep keeps put puts show shows
+shown see seen saw look looks looking find finds found come comes came""")
+# Spoken mathematics, for quantities and formulas in any field ("p minus one times q minus one",
+# "three times ten to the eight meters per second", "n log n time"): each word's part in a formula.
+# "growth" words are orders of growth, a formula only before a unit ("linear time", "constant space").
+MATH_WORDS = {**{w: "operator" for w in """plus minus times over divided squared cubed power root square log
+logs ln natural exponent factorial modulo mod inverse theta order percent point sqrt""".split()},
+              **{w: "growth" for w in "linear quadratic cubic logarithmic exponential constant polynomial".split()},
+              **{w: "variable" for w in """alpha beta gamma delta epsilon zeta eta iota kappa lambda mu nu xi pi rho
+sigma tau phi chi psi omega naught nought""".split()}}
+# Two spoken forms of one value (read in this order): the notations of an order of growth
+# (Cormen et al., Introduction to Algorithms, ch. 3: "theta of n" = "order n" = "linear") and
+# number words as digits. Used so that two forms of one value are never offered as two options.
+SPOKEN_MATH_SAME = [("theta of", ""), ("big o of", ""), ("o of", ""), ("order of", ""), ("order", ""),
+                    ("linear", "n"), ("quadratic", "n squared"), ("cubic", "n cubed"), ("logarithmic", "log n"),
+                    ("constant", "1"), ("to the power of", "to the"), ("to the power", "to the"),
+                    *[(w, str(i)) for i, w in enumerate("""zero one two three four five six seven eight nine ten
+                    eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split())]]
 
 # -- services/index/chapters.py: chapter titles ---------------------------------------------------
 # Words a chapter title never starts or ends with: every very common English word (wordfreq, Zipf

@@ -46,50 +46,66 @@ OTHER = ["Counting sort takes linear time when the keys are small.",
 COURSE = [s.text for s in LECTURE] + OTHER
 
 
-def test_terms_and_roles():
-    assert ep.terms_in("So in selection sort we keep a sorted array of items") == ["selection sort", "sorted array"]
-    assert ep.terms_in("we want to sort the list") == []  # a bare head or verb phrase is not a term
-    assert ep.role_of("merge sort") == ep.role_of("binary search") == "algorithm"
-    assert ep.role_of("hash table") == ep.role_of("direct access array") == "structure"
+VOCAB = ep.course_vocabulary(COURSE)
+
+
+def test_course_terms_are_found_without_a_word_list():
+    assert {"merge sort", "selection sort", "insertion sort", "counting sort", "radix sort", "binary search",
+            "direct access array", "sorted array"} <= set(VOCAB.terms)
+    assert ep.terms_in("So in selection sort we keep a sorted array of items", VOCAB) == ["selection sort",
+                                                                                         "sorted array"]
+    assert ep.terms_in("we want to sort the list", VOCAB) == []  # a verb phrase is not a term
+    assert not {"takes", "swaps", "stores", "finds"} & set(VOCAB.terms)  # verbs the course says are not terms
     assert ep.same_term("merge sort", "merged sort") and ep.same_term("hash function", "universal hash function")
     assert not ep.same_term("merge sort", "selection sort")
 
 
-def test_running_times_read_the_longest_form():
-    assert ep.running_times("merge sort takes n log n time") == [("n log n", "n log n time")]
-    assert ep.running_times("it takes theta of n time and then log n time") == [("linear", "theta of n time"),
-                                                                                 ("log n", "log n time")]
-    assert ep.running_times("in constant time") == [("constant", "constant time")]
-    assert ep.running_times("it is quadratic time") == [("n squared", "quadratic time")]
-    assert ep.running_times("a long time ago") == []
+def test_quantities_read_the_longest_form():
+    u = VOCAB.units
+    assert "time" in u  # said after formulas at least twice: a unit of this course
+    assert ep.quantities_in("merge sort takes n log n time", u) == ["n log n time"]
+    assert ep.quantities_in("it takes theta of n time and then log n time", u) == ["theta of n time", "log n time"]
+    assert ep.quantities_in("in constant time", u) == ["constant time"]
+    assert ep.quantities_in("it is quadratic time", u) == ["quadratic time"]
+    assert ep.quantities_in("a long time ago", u) == [] and ep.quantities_in("a constant factor", u) == []
+    assert ep.canonical("theta of n time") == ep.canonical("linear time") == ep.canonical("order n time")
+    units = frozenset({"degrees", "percent", "meters"})
+    assert ep.quantities_in("enzymes work best around twenty five degrees Celsius.", units) == \
+        ["twenty five degrees Celsius"]
+    assert ep.quantities_in("about three times ten to the eight meters per second", units) == \
+        ["three times ten to the eight meters per second"]
+    assert ep.quantities_in("phi of n equals p minus one times q minus one", frozenset()) == \
+        ["phi of n", "p minus one times q minus one"]
 
 
-def test_time_distractors_are_other_classes_the_course_says_and_never_for_the_subject():
-    vocab = ep.time_vocabulary(COURSE)
-    assert vocab["linear"] == "linear time" and vocab["constant"] == "constant time"
-    d = ep.time_distractors("n log n", "merge sort", vocab, COURSE)
-    assert len(d) == 3 and "n log n time" not in d
+def test_quantity_distractors_share_the_unit_and_are_never_stated_for_the_subject():
+    d = ep.quantity_distractors("n log n time", "merge sort", VOCAB, COURSE)
+    assert len(d) == 3 and "n log n time" not in d and all(ep.unit_of(x, VOCAB.units) == "time" for x in d)
     assert all(any(ep.contains(s, x) for s in COURSE) for x in d)  # nothing invented
-    # selection sort is said to take n squared: that class is never offered against it
-    d2 = ep.time_distractors("linear", "selection sort", vocab, COURSE + ["Selection sort takes n log n time."])
+    assert len({ep.canonical(x) for x in d}) == 3  # never two forms of one value
+    # selection sort is said to take n squared (and here n log n): never offered against it
+    course = COURSE + ["Selection sort takes n log n time."]
+    d2 = ep.quantity_distractors("linear time", "selection sort", ep.course_vocabulary(course), course)
     assert "n log n time" not in d2 and "n squared time" not in d2
 
 
-def test_term_distractors_share_the_role_and_are_not_true_of_the_statement():
-    terms = [t for t, _ in ep.course_terms(COURSE).most_common()]
+def test_term_distractors_are_course_terms_of_the_same_kind_not_true_of_the_statement():
     d = ep.term_distractors("merge sort", "____ is a divide and conquer algorithm that splits the array in halves",
-                            terms, COURSE)
-    assert len(d) == 3 and all(ep.role_of(x) == "algorithm" and x != "merge sort" for x in d)
-    d2 = ep.term_distractors("hash table", "A ____ stores items in buckets", terms, COURSE)
-    # "direct access array stores the item..." shares "stores items": not offered
-    assert all(ep.role_of(x) == "structure" for x in d2) and "direct access array" not in d2
+                            VOCAB, COURSE, bow_embed)
+    assert len(d) == 3 and "merge sort" not in d and all(x in VOCAB.surface.values() for x in d)
+    assert all(len(x.split()) in (1, 2, 3) for x in d)
+    d2 = ep.term_distractors("radix sort", "____ sorts digit by digit", VOCAB, COURSE, bow_embed)
+    # "Radix sort is fast when the keys are small integers" / "Counting sort ... small integer keys": a term the
+    # course says the same thing of is no wrong option
+    d3 = ep.term_distractors("radix sort", "____ is fast when the keys are small integers", VOCAB, COURSE, bow_embed)
+    assert "counting sort" not in d3 and d2
 
 
 def test_extractive_questions_are_cloze_with_a_valid_citation():
     qs = ep.extractive_questions("L", 3, LECTURE, COURSE)
     assert qs, "no question written"
     kinds = {q.kind for q in qs}
-    assert kinds <= {"term", "time"} and "time" in kinds
+    assert kinds <= {"term", "quantity"} and "quantity" in kinds and "term" in kinds
     by_ts = {s.start_s: s for s in LECTURE}
     for q in qs:
         assert len(q.options) == 4 and len(set(q.options)) == 4 and 0 <= q.answer_index < 4
@@ -98,8 +114,8 @@ def test_extractive_questions_are_cloze_with_a_valid_citation():
         assert "L3 · " in q.explanation and q.method == "extractive"
         for o in q.options:  # every option is course text
             assert any(ep.contains(s, o) for s in COURSE), o
-    merge = [q for q in qs if q.kind == "time" and q.subject == "merge sort"]
-    assert merge and merge[0].answer == "n log n time"
+    merge = [q for q in qs if q.kind == "quantity" and q.subject == "merge sort"]
+    assert merge and merge[0].answer == "n log n time" and merge[0].stem.startswith("Which expression")
 
 
 def test_check_keeps_good_questions_and_drops_wrong_or_ambiguous_ones():
@@ -107,7 +123,7 @@ def test_check_keeps_good_questions_and_drops_wrong_or_ambiguous_ones():
     qs = ep.extractive_questions("L", 3, LECTURE, COURSE)
     kept, dropped = ep.checked(qs, LECTURE, span, bow_embed)
     assert kept and not dropped
-    q = next(q for q in qs if q.kind == "time" and q.subject == "merge sort")
+    q = next(q for q in qs if q.kind == "quantity" and q.subject == "merge sort")
     # the marked answer is not what the passage says
     wrong = ep.Question(**{**q.__dict__, "answer_index": (q.answer_index + 1) % 4})
     assert ep.check(wrong, LECTURE, span, bow_embed).reason == "not_in_sentence"
@@ -253,15 +269,17 @@ def test_requests_policy_still_refuses_grading():
     assert requests_policy.unsupported("Please grade my homework")
 
 
-def test_a_function_stands_against_data_structures_when_the_course_has_few_functions():
+def test_kinds_of_one_thing_are_not_offered_against_each_other():
     course = COURSE + ["A hash function maps keys to a small range.", "The hash function picks a bucket.",
                        "A fixed hash function has bad inputs.", "A deterministic hash function has bad inputs too.",
+                       "A fixed hash function is fast.", "A deterministic hash function is fast too.",
+                       "A universal hash function gives few collisions.", "A universal hash function is random.",
                        "The merge function takes linear time.", "Call the merge function on both halves."]
-    terms = [t for t, _ in ep.course_terms(course).most_common()]
-    d = ep.term_distractors("universal hash function", "A ____ gives few collisions for any input", terms, course)
-    assert len(d) == 3 and "merge function" in d
+    vocab = ep.course_vocabulary(course)
+    d = ep.term_distractors("universal hash function", "A ____ gives few collisions for any input", vocab, course,
+                            bow_embed)
+    assert "merge function" in d
     assert not ({"fixed hash function", "deterministic hash function", "hash function"} & set(d))  # kinds / nested
-    assert sum(ep.role_of(x) == "structure" for x in d) == 2
 
 
 def test_numbered_and_listed_options_are_kept_out_of_answers():

@@ -19,13 +19,14 @@ def test_title_stop_keeps_fillers_and_common_words_but_no_topic():
 
 def test_steps_read_the_shared_lists():
     from services.ask import disfluency, followup, gate, outline, refine, spelling
-    from services.ask.examprep import terms
+    from services.ask.examprep import quantities, words
     from services.index import chapters
 
-    assert chapters._TITLE_STOP is v.TITLE_STOP and refine._STOP is v.REFINE_STOP and terms._STOP is v.TERM_STOP
+    assert chapters._TITLE_STOP is v.TITLE_STOP and refine._STOP is v.REFINE_STOP and words._STOP is v.TERM_STOP
     assert spelling._KEEP is v.SPELLING_KEEP and followup._QUESTION_VERBS is v.QUESTION_VERBS
     assert disfluency._MEANT_TWICE is v.MEANT_TWICE and outline._ORDINALS is v.ORDINALS
     assert gate.COMMON_ZIPF == v.COMMON_ZIPF and gate.common_word("vs") and not gate.common_word("chaining")
-    # the term pattern is made of the heads: "hash tables" is a structure, "merge sort" an algorithm
-    assert terms._TERM.search("we built two hash tables").group(2) == "table"
-    assert terms.role_of("merge sort") == "algorithm"
+    # exam prep reads spoken mathematics from here and keeps no subject's word list (terms are found statistically)
+    assert words._MATH_WORDS is v.MATH_WORDS and quantities._SAME is v.SPOKEN_MATH_SAME
+    assert not hasattr(v, "TERM_HEADS") and not hasattr(v, "NEAR_TIME_CLASSES")
+    assert not {"sort", "heap", "table", "array", "enzyme", "price"} & v.TERM_STOP

@@ -1,24 +1,25 @@
 """Exam-prep questions: what a question is, and the extractive writer (no key) that makes cloze
-questions of a lecture's key sentences (see the package docstring)."""
+questions of a lecture's key sentences, in any field (see the package docstring)."""
 
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from lecturecopilot.labels import citation_label
 
 from ..write import clean
-from .terms import _content, course_terms, known_terms, running_times, term_distractors, time_distractors, \
-    time_vocabulary
+from .terms import EmbedFn, Vocabulary, _content, contains, course_vocabulary, norm, quantities_in, \
+    quantity_distractors, quantity_kind, rarity, term_distractors, term_key, terms_in, unit_of
 
 BLANK = "____"
-EmbedFn = Callable[[list[str]], np.ndarray]  # texts -> L2-normalised (n, d) float32
+WORDS_PER_MINUTE = 150  # a narrated lecture's pace (speech rate of lectures, ~150 wpm), for a lecture with no times
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,8 @@ class LectureSentence:
 class Question:
     """A multiple-choice question. ``statement`` is the cloze (with ``____``) or, for model
     questions, the question itself; ``options`` has 4 distinct strings, ``options[answer_index]``
-    is correct; ``cite_t_s`` is the start (s) of the explaining sentence ``explaining``."""
+    is correct; ``cite_t_s`` is the start (s) of the explaining sentence ``explaining``.
+    ``kind``: term | quantity | model; ``subject``: for a quantity, the term it is stated of."""
 
     lecture_id: str
     stem: str
@@ -46,8 +48,8 @@ class Question:
     cite_lecture_id: str
     cite_t_s: float
     method: str = "extractive"
-    kind: str = "term"          # term | time | model
-    subject: str = ""           # time questions: the term whose running time is asked
+    kind: str = "term"
+    subject: str = ""
     explaining: str = ""
 
     @property
@@ -65,22 +67,31 @@ def _order(answer: str, distractors: list[str], key: str) -> tuple[list[str], in
     return ordered, perm.index(0)
 
 
-_DEFINES = (r"(?:is|are|was)\s+(?:a|an|the|called|just|basically|really|going to be|what|how|something)\b",
-            r"(?:takes|runs|costs|gives|lets|stores|maps|uses|sorts|requires|supports|works)\b")
-# a sentence that states a result (not only one that mentions a term)
-_RESULT = re.compile(r"\b(?:stable|in place|worst case|expected|lower bound|upper bound|faster|slower|at least|at most|"
-                     r"running time|runs? in|takes?|costs?|linear|constant|logarithmic|quadratic|minimum|maximum|"
-                     r"height|comparisons|collisions?|guarantee[sd]?|always|never|only if|if and only if|because)\b",
-                     re.I)
-_ANAPHOR = re.compile(r"^(?:that|this|it|which|these|those|so that|so this|so it)\b", re.I)
-_LEAD = re.compile(r"^(?:(?:so|and|but|now|ok|okay|well|right|all right|alright|then|again|remember|basically)[,]?\s+)+",
-                   re.I)
+# what a sentence that teaches says, in any field: a definition of a term ...
+_DEFINES = re.compile(r"^\W*(?:the\s+|a\s+|an\s+)?(?P<t>.{2,60}?)\s+(?:is|are|was|were)\s+(?:a|an|the|called|defined|"
+                      r"known|what|how|when|where|one|just|basically|really|essentially|simply|going to be)\b", re.I)
+_CALLED = r"(?:called|known as|referred to as|named|termed|we call(?: it| this| that)?|i call(?: it| this| that)?|" \
+          r"is the name for)\s+(?:an?\s+|the\s+)?"
+_MEANS = r"s?\s+(?:means|refers to|stands for|is defined as|describes|measures)\b"
+# ... or a cause, result, comparison, quantity or step of a process
+_TEACHES = re.compile(r"\b(?:because|since|so that|therefore|thus|hence|that is why|which is why|this is why|"
+                      r"cause[sd]?|"
+                      r"lead[s]? to|result[s]? in|due to|produce[sd]?|depends? on|proportional|equals?|equal to|always|"
+                      r"never|only|must|cannot|can't|increase[sd]?|decrease[sd]?|raise[sd]?|lower[sd]?|favou?r[sd]?|"
+                      r"than|whereas|unlike|opposite|instead|compared|first|second|third|then|next|finally|after|"
+                      r"before|step|stage|phase|begins?|starts?|called|known|percent|at least|at most|largest|smallest|"
+                      r"main|most|important|responsible|determin\w*|measures?|allows?|uses?|requires?|needs?|takes?|"
+                      r"runs?|costs?|gives?|makes?|converts?|turns?|breaks?|forms?|stores?|splits?|combines?|"
+                      r"contains?|consists? of|made of|found in|takes place|happens|occurs?|works?|called)\b", re.I)
+_ANAPHOR = re.compile(r"^(?:that|this|it|which|these|those|they|so that|so this|so it|here|there)\b", re.I)
+_LEAD = re.compile(r"^(?:(?:so|and|but|now|ok|okay|well|right|all right|alright|then|again|remember|basically|um|uh)"
+                   r"[,]?\s+)+", re.I)
 
 
 def _blank(text: str, phrase: str) -> str | None:
     """``text`` with the one whole-word occurrence of ``phrase`` replaced by ``____`` (None if
     it occurs zero or several times)."""
-    pat = re.compile(r"\b" + r"\s+".join(map(re.escape, phrase.split())) + r"s?\b", re.I)
+    pat = re.compile(r"(?<![\w'-])" + r"\s+".join(map(re.escape, phrase.split())) + r"(?:s|es)?(?![\w'-])", re.I)
     found = pat.findall(text)
     if len(found) != 1:
         return None
@@ -88,15 +99,23 @@ def _blank(text: str, phrase: str) -> str | None:
     return re.sub(r"\b([Aa])n? " + re.escape(BLANK), r"\1(n) " + BLANK, out)
 
 
+_WHAT = {"term": "term", "quantity": "value", "formula": "expression"}
+
+
 def _stem(kind: str, lecture_number: int, statement: str) -> str:
-    what = "running time" if kind == "time" else "term"
-    return f"Which {what} completes this statement from Lecture {lecture_number}? “{statement}”"
+    return f"Which {_WHAT.get(kind, 'term')} completes this statement from Lecture {lecture_number}? “{statement}”"
 
 
 def statement_of(stem: str) -> str:
     """The quoted statement of a stem written by :func:`_stem` (the stem itself otherwise)."""
     m = re.search(r"“(.+)”", stem)
     return m.group(1) if m else stem
+
+
+def target_questions(duration_s: float) -> int:
+    """How many questions a lecture of ``duration_s`` seconds should get: one per two minutes
+    of lecture, at least 8 (a set short lectures can fill)."""
+    return max(8, math.ceil(max(0.0, duration_s) / 120.0))
 
 
 @dataclass
@@ -106,25 +125,31 @@ class _Course:
     lecture_id: str
     lecture_number: int
     text: list[str]                 # every sentence of the course
-    terms: Counter                  # course terms said at least twice
-    lecture_terms: Counter          # how often the lecture says each
-    ranked_terms: list[str]         # course terms, most said first
-    vocab: dict[str, str]           # running-time class -> the course's phrase for it
+    vocab: Vocabulary
+    lecture_terms: Counter          # term key -> how often the lecture says it
+    embed: EmbedFn | None
 
 
 def extractive_questions(lecture_id: str, lecture_number: int, sentences: Sequence[LectureSentence],
-                         course_text: Sequence[str], *, max_questions: int = 8,
+                         course_text: Sequence[str], *, embed: EmbedFn | None = None, max_questions: int | None = None,
                          max_per_answer: int = 2) -> list[Question]:
-    """Cloze questions from one lecture's key sentences (see the package docstring).
+    """Cloze questions from one lecture's key sentences, for a lecture of any field (see the
+    package docstring).
 
-    ``sentences``: the lecture's sentences in order; ``course_text``: every sentence of the
-    course (this lecture included), the only source of options. Returns at most
-    ``max_questions`` questions in lecture order, unchecked (run :func:`check`)."""
+    ``sentences``: the lecture's sentences in order (times in seconds); ``course_text``: every
+    sentence of the course (this lecture included), the only source of options; ``embed``: the
+    sentence embedder (texts → L2-normalised rows) that ranks term distractors by meaning (without
+    it, by how much the lecture says them). Returns at most ``max_questions`` questions (default:
+    1.5 × :func:`target_questions` of the lecture's span, so that the check may drop some) in
+    lecture order, unchecked (run :func:`check`)."""
     course_text = list(course_text)
-    cterms = course_terms(course_text)
-    c = _Course(lecture_id, lecture_number, course_text, cterms,
-                Counter(t for s in sentences for t in known_terms(s.text, cterms)),
-                [t for t, _ in cterms.most_common()], time_vocabulary(course_text))
+    if max_questions is None:
+        span = sentences[-1].end_s - sentences[0].start_s if sentences else 0.0
+        max_questions = math.ceil(1.5 * target_questions(span))
+    vocab = course_vocabulary(course_text)
+    c = _Course(lecture_id, lecture_number, course_text, vocab,
+                Counter(term_key(t) for s in sentences for t in terms_in(s.text, vocab)),
+                _memo(embed) if embed is not None else None)
     cands: list[tuple[float, Question]] = []
     prev = ""
     for s in sentences:
@@ -134,77 +159,128 @@ def extractive_questions(lecture_id: str, lecture_number: int, sentences: Sequen
         n_words = len(text.split())
         if not 5 <= n_words <= 45 or text.endswith("?"):
             continue
-        here = known_terms(text, cterms)
-        times = running_times(text)
-        # time question: one running time, one named subject (in the sentence, or in the one
-        # before when this one starts with "that/this/it/which")
-        context = ""
-        if len(times) == 1 and not here and _ANAPHOR.match(text) and 5 <= len(before.split()) <= 35 \
-                and not running_times(before) and not before.endswith("?"):
-            here_before = known_terms(before, cterms)
-            if len(here_before) == 1:
-                here, context = here_before, before + " "
-        if len(times) == 1 and here and (context or n_words >= 7):
-            found = _time_question(c, s, text, here[0], times[0], context)
-            if found:
-                cands.append(found)
-                continue
-        # term question: a defining sentence about a distinctive term
-        if context or n_words < 7:
-            continue
-        found = _term_question(c, s, text, here, n_words)
+        # a sentence that starts with "that/this/it" is read with the one before it
+        context = before + " " if _ANAPHOR.match(text) and 4 <= len(before.split()) <= 35 \
+            and not before.endswith("?") else ""
+        found = _quantity_question(c, s, text, context) or _term_question(c, s, text, context, n_words)
         if found:
             cands.append(found)
     return _picked(cands, max_questions, max_per_answer)
 
 
-def _time_question(c: _Course, s: LectureSentence, text: str, subject: str, time: tuple[str, str],
-                   context: str) -> tuple[float, Question] | None:
-    """(rank, question) blanking the one running time ``time`` (class, phrase) of ``text`` about
-    ``subject`` (the first term named: most often the sentence's subject), or None."""
-    cls, phrase = time
-    dis = time_distractors(cls, subject, c.vocab, c.text)
-    statement = _blank(text, phrase)
-    statement = context + statement if statement else None
-    if not statement or len(dis) != 3:
+def _memo(embed: EmbedFn) -> EmbedFn:
+    """``embed`` with each text embedded once (the course's terms are compared for every question)."""
+    seen: dict[str, np.ndarray] = {}
+
+    def cached(texts: list[str]) -> np.ndarray:
+        new = list(dict.fromkeys(t for t in texts if t not in seen))
+        if new:
+            seen.update(zip(new, embed(new)))
+        return np.stack([seen[t] for t in texts]) if texts else embed([])
+
+    return cached
+
+
+def _quantity_question(c: _Course, s: LectureSentence, text: str, context: str) -> tuple[float, Question] | None:
+    """(rank, question) blanking the one quantity or formula of ``text`` (with its unit), stated
+    of the sentence's first term (or the context's), or None."""
+    qs = quantities_in(text, c.vocab.units)
+    if len(qs) != 1:
         return None
-    opts, ai = _order(phrase.lower(), dis, f"{c.lecture_id}:{s.idx}:time")
+    phrase = qs[0]
+    if phrase.lower().startswith("minus ") and quantity_kind(phrase, c.vocab.units) == "formula":
+        return None  # "index i minus 1": the end of a formula the sentence begins with a word
+    here = terms_in(text, c.vocab) or (terms_in(context, c.vocab) if context else [])
+    subject = here[0] if here else ""
+    dis = quantity_distractors(phrase, subject, c.vocab, c.text)
+    rest = _without(context + " " + text, phrase)  # "log n time" inside a said "n log n time" is not said
+    if len(dis) != 3 or any(contains(rest, d) for d in dis):
+        return None
+    statement = _blank(text, phrase)
+    if not statement or len(_content(statement)) < 2 or (context and contains(context, phrase)):
+        return None
+    if not subject and len(_content(statement)) < 6:
+        return None  # "That's ____.": about nothing the student could tell
+    statement = context + statement
+    kind = "quantity" if quantity_kind(phrase, c.vocab.units) == "number" else "formula"
+    opts, ai = _order(phrase.lower(), dis, f"{c.lecture_id}:{s.idx}:quantity")
     label = citation_label(c.lecture_number, s.start_s)
-    q = Question(c.lecture_id, _stem("time", c.lecture_number, statement), statement, opts, ai,
-                 f"The lecture says: “{text}” ({label})", c.lecture_id, s.start_s, kind="time",
+    q = Question(c.lecture_id, _stem(kind, c.lecture_number, statement), statement, opts, ai,
+                 f"The lecture says: “{text}” ({label})", c.lecture_id, s.start_s, kind="quantity",
                  subject=subject, explaining=s.text)
-    return 2.0 + 0.1 * c.lecture_terms[subject], q
+    return 1.0 + (0.8 if unit_of(phrase, c.vocab.units) else 0.0) + (0.4 if subject else 0.0) \
+        + (0.2 if kind == "quantity" else 0.0), q
 
 
-def _term_question(c: _Course, s: LectureSentence, text: str, here: list[str],
+def _without(text: str, phrase: str) -> str:
+    """``text`` (normalised) with the occurrences of ``phrase`` cut out."""
+    return f" {norm(text)} ".replace(f" {norm(phrase)} ", " | ")
+
+
+def _defined(text: str, term: str) -> bool:
+    """True when ``text`` defines ``term``: "<term> is a/the/called ...", "called <term>",
+    "<term> means ..."."""
+    t = r"\s+".join(map(re.escape, term.split()))
+    m = _DEFINES.match(text)
+    if m and re.fullmatch(r"(?:[\w'-]+\s+){0,2}" + t + r"s?", m.group("t").strip(), re.I):
+        return True
+    return bool(re.search(r"\b" + _CALLED + t + r"\b", text, re.I) or re.search(r"\b" + t + _MEANS, text, re.I))
+
+
+def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
                    n_words: int) -> tuple[float, Question] | None:
-    """(rank, question) blanking the most distinctive term of ``here`` that ``text`` defines or
-    states a result of, with 3 distractors of the same role, or None."""
-    for t in sorted(here, key=lambda t: -c.lecture_terms[t] / c.terms[t]):
-        m = re.search(r"\b" + re.escape(t) + r"s?\s+(?:" + "|".join(_DEFINES) + r")", text, re.I)
-        called = re.search(r"\b(?:(?:called|known as)\s+(?:an?\s+|the\s+)?|(?:i|we)\s+(?:like to |'m going to |am "
-                           r"going to |will |would )?call(?:\s+it|\s+this|\s+that)?\s+(?:an?\s+)?)" + re.escape(t)
-                           + r"|\b" + re.escape(t) + r"s?\s+means\b", text, re.I)
-        defining = bool(m or called)
-        distinct = c.lecture_terms[t] / c.terms[t]
-        if not defining and (n_words < 10 or distinct < 0.6 or not _RESULT.search(text)):
+    """(rank, question) blanking the term of ``text`` that it defines, else its most unusual term
+    when the sentence teaches something (a cause, result, comparison, step), with 3 distractors
+    of the same shape and nearest meaning; or None."""
+    here = terms_in(text, c.vocab)
+    if not here:
+        return None
+    cues = len(_TEACHES.findall(text))
+    ranked = sorted(here, key=lambda t: (-_defined(text, t), -rarity(t) - 0.5 * _local(c, t)))
+    for t in ranked[:3]:
+        defining = _defined(text, t)
+        if not defining and (n_words < 8 or cues == 0):
+            continue
+        if context and contains(context, t):
             continue
         statement = _blank(text, t)
         if not statement:
             continue
         predicate = statement.replace(BLANK, " ")
-        if len(_content(predicate)) < (3 if defining else 5):
+        if len(_content(predicate)) < (2 if defining else 3):
             continue
-        dis = term_distractors(t, predicate, c.ranked_terms, c.text)
+        dis = term_distractors(t, predicate, c.vocab, c.text, c.embed, avoid=context + text,
+                               lecture_terms=c.lecture_terms)
         if len(dis) < 3:
             continue
-        opts, ai = _order(t, dis, f"{c.lecture_id}:{s.idx}:term")
+        answer = _display(c, t)
+        opts, ai = _order(answer, dis, f"{c.lecture_id}:{s.idx}:term")
         label = citation_label(c.lecture_number, s.start_s)
-        q = Question(c.lecture_id, _stem("term", c.lecture_number, statement), statement, opts, ai,
+        q = Question(c.lecture_id, _stem("term", c.lecture_number, context + statement), context + statement, opts, ai,
                      f"The lecture says: “{text}” ({label})", c.lecture_id, s.start_s, kind="term",
                      explaining=s.text)
-        return (1.0 if defining else 0.0) + distinct + (0.5 if m else 0.0), q
+        return (1.5 if defining else 0.0) + 0.15 * min(cues, 4) + 0.1 * rarity(t) + 0.5 * _local(c, t) \
+            - (0.3 if context else 0.0), q
     return None
+
+
+def _local(c: _Course, term: str) -> float:
+    """The share of the course's mentions of ``term`` that are in this lecture (0–1)."""
+    k = term_key(term)
+    return c.lecture_terms[k] / max(1, c.vocab.terms.get(k, 1))
+
+
+def _display(c: _Course, said: str) -> str:
+    """A term as an option: as the course spells it (capitals of names and acronyms kept), in
+    the number said here ("thylakoids")."""
+    surf = c.vocab.surface.get(term_key(said), said).split()
+    words = said.split()
+    if len(surf) != len(words):
+        return said
+    last = words[-1]
+    surf[-1] = last if surf[-1].isupper() or last.isupper() else \
+        (last[:1].upper() + last[1:].lower() if surf[-1][:1].isupper() else last.lower())
+    return " ".join(surf)
 
 
 def _picked(cands: list[tuple[float, Question]], max_questions: int, max_per_answer: int) -> list[Question]:
@@ -214,10 +290,11 @@ def _picked(cands: list[tuple[float, Question]], max_questions: int, max_per_ans
     picked: list[Question] = []
     per_answer: Counter = Counter()
     for _, q in cands:
-        if per_answer[q.answer] >= max_per_answer or any(p.cite_t_s == q.cite_t_s for p in picked):
+        key = q.answer.lower()
+        if per_answer[key] >= max_per_answer or any(p.cite_t_s == q.cite_t_s for p in picked):
             continue
         picked.append(q)
-        per_answer[q.answer] += 1
+        per_answer[key] += 1
         if len(picked) == max_questions:
             break
     return sorted(picked, key=lambda q: q.cite_t_s)

@@ -9,6 +9,7 @@ block, when the block ends). The question writing and checking is the rest of :m
 from __future__ import annotations
 
 import json
+import math
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from lecturecopilot.labels import citation_label
 from ..writers import WriterUnavailable
 from .check import checked
 from .model import model_questions
-from .questions import EmbedFn, LectureSentence, Question, extractive_questions
+from .questions import EmbedFn, LectureSentence, Question, extractive_questions, target_questions
 from .terms import norm
 
 REGENERATE_EVERY_S = 300.0
@@ -111,10 +112,14 @@ def _claim(conn, lecture_id: str, min_interval_s: float, automatic: bool = False
 
 
 def generate(conn, lecture_id: str, embed: EmbedFn, *, writers: Sequence = (),
-             max_questions: int = 8, min_interval_s: float = REGENERATE_EVERY_S, automatic: bool = False) -> Generation:
+             max_questions: int | None = None, min_interval_s: float = REGENERATE_EVERY_S,
+             automatic: bool = False) -> Generation:
     """Writes, checks and stores a lecture's set, replacing its old questions (their reports and
     attempts go with them). With ``writers`` (cloud writers with ``complete()``), the first whose
     questions survive the check writes the set; otherwise the extractive writer does.
+    ``max_questions``: the most questions written (default: :func:`target_questions` of the
+    lecture's length for a cloud writer, one and a half times that for the extractive writer,
+    whose check drops some); at most that many are kept.
 
     Raises NotFound for an unknown lecture; RegenerationTooSoon within ``min_interval_s`` of the
     lecture's last instructor's generation; with ``automatic`` (see :func:`_claim`), QuizError
@@ -140,28 +145,31 @@ def _generate(conn, lecture: dict, sents, span, embed, writers, max_questions: i
     written: list[Question] = []
     kept: list[Question] = []
     dropped: list = []
+    target = target_questions(span[1] - span[0])
     if writers:
         chapters = [(r["start_s"], r["end_s"], r["title"]) for r in _rows(
             conn, "SELECT start_s, end_s, title FROM chapters WHERE lecture_id=%s ORDER BY idx", (lecture_id,))]
         for w in writers:
             try:
                 written = model_questions(w, lecture_id, lecture["number"], sents, chapters,
-                                             max_questions=max_questions)
+                                          max_questions=max_questions or target)
             except WriterUnavailable:
                 continue
             kept, dropped = checked(written, sents, span, embed)
             if kept:
                 break
     if not kept:
-        written = extractive_questions(lecture_id, lecture["number"], sents, course, max_questions=max_questions)
+        written = extractive_questions(lecture_id, lecture["number"], sents, course, embed=embed,
+                                       max_questions=max_questions or math.ceil(1.5 * target))
         kept, dropped = checked(written, sents, span, embed)
     if not kept:
         if written:
             raise NoQuestions(f"No practice question could be written from this lecture ({len(written)} written, "
                               f"none passed the check); its set is unchanged.")
         raise NoQuestions("No practice question could be written from this lecture: a question needs a sentence "
-                          "that defines a term or states a running time, and three wrong options taken from terms "
-                          "the course's lectures use; a short course has few. Its set is unchanged.")
+                          "that defines a term or states a cause, result, quantity or step, and three wrong options "
+                          "taken from the terms or quantities the course's lectures use; a very short course has "
+                          "few. Its set is unchanged.")
     with conn.transaction():
         _rows(conn, "DELETE FROM quiz_questions WHERE lecture_id=%s", (lecture_id,))
         for q in kept:

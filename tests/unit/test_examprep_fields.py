@@ -1,0 +1,73 @@
+"""Exam prep in any field: the extractive writer and the blind check, with the real embedding
+model, on short narrated lectures of other fields (evals/examprep_lectures.json, 150 words a
+minute): at least one kept question per two minutes of lecture, every kept question passing the
+check with its marked answer right, no distractor that is the answer or said in its sentence,
+and the check rejecting each kept question once its marked answer is moved to another option."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from evals.examprep import field_lectures, timed_sentences
+from services.ask import examprep as ep
+
+LECTURES = {l["title"]: l for l in field_lectures() if l["split"] == "dev"}
+# the fields of the issue "Any lecture": one lecture each, and the one-minute Dijkstra lecture
+TITLES = ["Photosynthesis", "Chemical equilibrium", "Maxwell's equations", "Price elasticity", "RSA",
+          "Eigenvalues and eigenvectors", "Backpropagation", "Dijkstra in one minute"]
+
+
+@pytest.fixture(scope="module")
+def embed():
+    from lecturecopilot import models
+    from lecturecopilot.settings import Settings
+
+    name = Settings().embed_model
+    return lambda texts: models.embed(name, texts)
+
+
+def _course(lecture: dict) -> list[str]:
+    return [s for l in LECTURES.values() if l["course"] == lecture["course"] for s in l["sentences"]]
+
+
+def test_the_material_spans_at_least_five_fields():
+    assert len({LECTURES[t]["field"] for t in TITLES}) >= 6
+
+
+@pytest.mark.parametrize("title", TITLES)
+def test_a_lecture_of_any_field_gets_a_checked_question_per_two_minutes(title, embed):
+    lecture = LECTURES[title]
+    sents = timed_sentences(lecture["sentences"])
+    span = (0.0, sents[-1].end_s)
+    qs = ep.extractive_questions("L", 1, sents, _course(lecture), embed=embed)
+    kept, dropped = ep.checked(qs, sents, span, embed)
+    minutes = span[1] / 60
+    assert len(kept) >= max(1, math.ceil(minutes / 2)), (title, minutes, [(q.statement, r.reason) for q, r in dropped])
+    assert len(dropped) <= len(qs) / 2
+    at = {s.start_s: s for s in sents}
+    for q in kept:
+        res = ep.check(q, sents, span, embed)
+        assert res.ok and res.chosen == q.answer_index
+        explaining = at[q.cite_t_s].text
+        assert ep.contains(explaining, q.answer)
+        others = [o for i, o in enumerate(q.options) if i != q.answer_index]
+        assert len({ep.norm(o) for o in q.options}) == 4 and not any(ep.same_term(o, q.answer) for o in others)
+        assert not any(ep.contains(ep._without(explaining, q.answer), o) for o in others)
+        assert all(any(ep.contains(s, o) for s in _course(lecture)) for o in q.options)  # course text, not invented
+        for k in (1, 2, 3):  # the marked answer moved to another option: rejected
+            moved = ep.Question(**{**q.__dict__, "answer_index": (q.answer_index + k) % 4})
+            assert not ep.check(moved, sents, span, embed).ok
+
+
+def test_quantities_and_formulas_are_asked_with_options_of_the_same_unit(embed):
+    lecture = LECTURES["Maxwell's equations"]
+    sents = timed_sentences(lecture["sentences"])
+    course = _course(lecture)
+    vocab = ep.course_vocabulary(course)
+    qs = [q for q in ep.extractive_questions("L", 1, sents, course, embed=embed) if q.kind == "quantity"]
+    assert qs
+    for q in qs:
+        units = {ep.unit_of(o, vocab.units) for o in q.options}
+        assert len(units) == 1, q.options
