@@ -23,7 +23,10 @@ group out, so every operating point is judged on a field it was not fitted on:
   (character similarity ≥ ``lex``) or, among the top passages' words, semantically (MiniLM cosine ≥
   ``sem``);
 - ``local``: the coverage counted in the top three passages instead of the whole course (what the
-  answer would quote from), exact or soft.
+  answer would quote from), exact or soft;
+- ``drop_unsaid_common``: today's coverage without the question's words that the course never
+  says and that are common in English (Zipf ≥ ``drop``: "handle" in "how does chaining handle
+  collisions" — today only words of Zipf ≥ 5.7 are dropped so), whole course or top passages.
 
 Each variant's weight, threshold and similarity cut-offs are chosen on the other groups. Results:
 ``evals/results/gate-fields-latest.json``.
@@ -32,6 +35,7 @@ Each variant's weight, threshold and similarity cut-offs are chosen on the other
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import math
@@ -183,8 +187,21 @@ def collect() -> list[dict]:
     return rows
 
 
-def coverage(words: list[dict], *, local: bool, lex: float, sem: float) -> float:
-    """The IDF-weighted share of the topic words that count as said (see the module docstring)."""
+DROP = (4.0, 4.5, 5.0, 9.9)  # 9.9: off (today: only words of Zipf >= 5.7 the course never says are dropped)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _zipf(word: str) -> float:
+    import wordfreq
+
+    return wordfreq.zipf_frequency(word.lower(), "en")
+
+
+def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: float = 9.9) -> float:
+    """The IDF-weighted share of the topic words that count as said (see the module docstring);
+    a word the course never says whose English Zipf frequency is ``drop`` or more is not a topic
+    word ("handle" in "how does chaining handle collisions")."""
+    words = [w for w in words if w["in_course"] or _zipf(w["word"]) < drop]
     total = sum(w["idf"] for w in words)
     if total <= 0:
         return 0.0
@@ -197,9 +214,9 @@ def coverage(words: list[dict], *, local: bool, lex: float, sem: float) -> float
 
 
 def decisions(rows: list[dict], variant: tuple, weight: float, threshold: float) -> np.ndarray:
-    local, lex, sem = variant
-    return np.asarray([r["window"] + weight * coverage(r["words"], local=local, lex=lex, sem=sem) >= threshold
-                       for r in rows])
+    local, lex, sem, drop = (*variant, 9.9)[:4]
+    return np.asarray([r["window"] + weight * coverage(r["words"], local=local, lex=lex, sem=sem, drop=drop)
+                       >= threshold for r in rows])
 
 
 def scores(answer: np.ndarray, covered: np.ndarray) -> dict:
@@ -218,7 +235,7 @@ def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
     combos = []
     right_all = []
     for v in variants:
-        cov = np.asarray([coverage(r["words"], local=v[0], lex=v[1], sem=v[2]) for r in rows])
+        cov = np.asarray([coverage(r["words"], local=v[0], lex=v[1], sem=v[2], drop=(*v, 9.9)[3]) for r in rows])
         for w in WEIGHTS:
             ans = (win + w * cov)[:, None] >= np.asarray(THRESHOLDS)[None, :]
             for k, t in enumerate(THRESHOLDS):
@@ -235,12 +252,13 @@ def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
         chosen.append(combos[best])
         held[name] = {**scores(answer[test, best], covered[test]), "n": int(test.sum()),
                       "chosen": {"local": combos[best][0][0], "lex": combos[best][0][1], "sem": combos[best][0][2],
+                                 "drop": (*combos[best][0], 9.9)[3],
                                  "weight": combos[best][1], "threshold": combos[best][2]}}
     rc = [h["right_call"] for h in held.values()]
     pooled = np.zeros(len(rows), dtype=bool)
     for g, name in enumerate(groups):
         c = held[name]["chosen"]
-        v = (c["local"], c["lex"], c["sem"])
+        v = (c["local"], c["lex"], c["sem"], c["drop"])
         pooled[gidx == g] = decisions([r for r in rows if r["group"] == name], v, c["weight"], c["threshold"])
     return {"per_group": held, "mean_right_call": statistics.mean(rc), "sd_right_call": statistics.pstdev(rc),
             "pooled_held_out": scores(pooled, covered)}
@@ -273,7 +291,9 @@ def main() -> None:
            "groups": {g: sum(r["group"] == g for r in rows) for g in sorted({r["group"] for r in rows})},
            "today_fixed_0.5_0.80": fixed(rows, exact[0], 0.5, 0.80),
            "exact": group_cv(rows, exact), "soft": group_cv(rows, soft), "local": group_cv(rows, local),
-           "soft_or_local": group_cv(rows, soft + local)}
+           "soft_or_local": group_cv(rows, soft + local),
+           "drop_unsaid_common": group_cv(rows, [(False, 1.01, 1.01, d) for d in DROP]),
+           "drop_unsaid_common_local": group_cv(rows, [(True, 1.01, 1.01, d) for d in DROP])}
     publish(out, "gate-fields-latest.json")
 
 

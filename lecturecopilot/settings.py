@@ -128,10 +128,9 @@ class Settings(BaseSettings):
                                   "client that stops reading (a video it never reads) loses its connection and "
                                   "frees its thread (nginx's send_timeout, between two writes, is 60 s).")
 
-    # kept after 5-fold cross-validation over the dev and fresh held-out questions (python -m evals.cv): refitting
-    # them did not beat these on the folds left out (see services/ask/gate.py)
+    # chosen with one field or course held out at a time (python -m evals.gate_fields; see services/ask/gate.py)
     gate_threshold: float = Field(default=0.80, description="Relevance gate: window cosine + weight x coverage must reach this.")
-    gate_coverage_weight: float = 0.5
+    gate_coverage_weight: float = Field(default=0.75, description="Relevance gate: weight of the question's topic words said in the top passages.")
 
     # Cloud answer writers (optional; the product works with none). Tried in writer_order.
     writer_order: str = "groq,gemini,openai"

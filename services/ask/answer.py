@@ -103,8 +103,8 @@ class AnswerRequest:
 class AnswerConfig:
     """The relevance gate's operating point (see :mod:`services.ask.gate`)."""
 
-    gate_threshold: float = 0.80
-    gate_coverage_weight: float = 0.5
+    gate_threshold: float = gate.THRESHOLD
+    gate_coverage_weight: float = gate.COVERAGE_WEIGHT
 
 
 @dataclass(frozen=True)

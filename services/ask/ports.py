@@ -50,6 +50,9 @@ class SearchIndex(Protocol):
     def query_tokens(self, text: str) -> list[int]:
         """The token ids of ``text`` as a query (the ids ``course_df`` counts)."""
 
+    def passage_tokens(self, hit: Hit) -> frozenset[int]:
+        """The token ids ``hit``'s segment says (the ids ``course_df`` counts)."""
+
     def course_grams(self, course_id: str):
         """The course's character n-gram statistics (:class:`services.ask.chargrams.CourseGrams`)."""
 

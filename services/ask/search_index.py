@@ -256,6 +256,10 @@ class EmbeddedSearchIndex:
                 self._compound_cache[course_id] = cached
             return cached
 
+    def passage_tokens(self, hit: Hit) -> frozenset[int]:
+        """The BM25 token ids ``hit``'s segment says (the ids ``course_df`` counts)."""
+        return self.segment_tokens.get((hit.lecture_id, hit.segment_idx), frozenset())
+
     def course_df(self, course_id: str) -> tuple[int, dict[int, int]]:
         """(number of segments, document frequency per BM25 token id) over the course's segments
         only — statistics of one course never mix with another's."""

@@ -109,6 +109,9 @@ class FakeIndex:
     def query_tokens(self, text: str) -> list[int]:
         return sorted({_token(w) for w in _words(text)})
 
+    def passage_tokens(self, hit: Hit) -> frozenset[int]:
+        return frozenset(self.query_tokens(hit.text))
+
     def course_df(self, course_id: str) -> tuple[int, dict[int, int]]:
         df: dict[int, int] = {}
         hits = self._course(course_id)

@@ -1,0 +1,71 @@
+"""The gate's coverage: the question's topic words said in the passages it would be answered from,
+not anywhere in the course; a topic of everyday words only counts half."""
+
+import re
+import zlib
+
+import numpy as np
+
+from services.ask.gate import EVERYDAY_SHARE, evidence
+from services.ask.retrieve import Passage
+from services.ask.search_index import Hit
+
+COURSE = [
+    "The Calvin cycle fixes carbon dioxide into sugar in the stroma of plants.",
+    "RuBisCO is the enzyme of the Calvin cycle and it sometimes grabs oxygen instead.",
+    "Next week we look at C4 grasses and the bundle sheath, which are not part of this unit.",
+    "Light reactions in the thylakoid split water and release oxygen.",
+    "I have time, so let us look at one more example of the cycle.",
+]
+
+
+STOP = {"what", "is", "it", "the", "how", "do", "does", "of", "and", "a", "an", "in", "into", "around", "instead",
+        "so", "us", "at", "one", "more", "next", "we", "are", "not", "part", "this", "which", "sometimes"}
+
+
+def _tokens(text: str) -> list[int]:
+    """BM25-like token ids: words without stop words (the real index's BM25 drops them too)."""
+    return sorted({zlib.crc32(w.encode()) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP})
+
+
+class Index:
+    """The parts of the search index the gate reads, over COURSE (one lecture, one segment a line)."""
+
+    sentences: dict = {}
+
+    def course_df(self, course_id):
+        df = {}
+        for text in COURSE:
+            for t in _tokens(text):
+                df[t] = df.get(t, 0) + 1
+        return len(COURSE), df
+
+    def query_tokens(self, text):
+        return _tokens(text)
+
+    def passage_tokens(self, hit):
+        return frozenset(_tokens(hit.text))
+
+
+def _passages(*idx: int) -> list[Passage]:
+    return [Passage(Hit(f"l:{i}", "l", 1, i, 10.0 * i, 10.0 * i + 9, COURSE[i], 0.0), 1.0) for i in idx]
+
+
+def _coverage(question: str, *top: int) -> float:
+    return evidence(Index(), "c", _passages(*top), question, np.zeros(4, dtype=np.float32)).coverage
+
+
+def test_a_subject_the_course_names_elsewhere_is_not_covered_by_the_passages_that_answer():
+    # "C4" and "bundle sheath" are said in the course, not in the Calvin-cycle passages retrieved
+    q = "How do C4 plants concentrate carbon dioxide around the bundle sheath?"
+    assert _coverage(q, 0, 1) < 0.5
+    assert _coverage(q, 0, 1, 2) > 0.75  # all but "concentrate"
+
+
+def test_a_question_whose_words_the_passages_say_is_covered():
+    assert _coverage("Which enzyme of the Calvin cycle grabs oxygen?", 0, 1) == 1.0
+
+
+def test_a_topic_of_everyday_words_only_counts_half():
+    assert _coverage("what time is it?", 4) == EVERYDAY_SHARE
+    assert _coverage("what is the thylakoid?", 3) == 1.0
