@@ -68,6 +68,8 @@ class Settings(BaseSettings):
     whisper_threads: int = 2
     asr_vocabulary: bool = Field(default=True, description="Prompt speech recognition with the course's vocabulary "
                                  "(its slides and titles, services/transcribe/vocabulary.py).")
+    asr_respell: bool = Field(default=True, description="Respell a misheard term as the slide on screen spells it "
+                              "(services/transcribe/respell.py).")
     embed_model: str = Field(default="packaged:all-MiniLM-L6-v2", description="sentence-transformers model or path.")
 
     gateway_host: str = "127.0.0.1"

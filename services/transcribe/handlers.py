@@ -15,6 +15,7 @@ from lecturecopilot.worker import PermanentError, StageContext
 
 from . import core
 from . import slides as slides_mod
+from .respell import respell
 from .vocabulary import SlideText, Vocabulary, course_terms
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,8 @@ def _store(ctx: StageContext) -> MediaStore:
 
 def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word], str, int | None]:
     """Words from the event's captions, else from speech recognition on its media, prompted by the
-    course's vocabulary; their source; and how many slides were read first (None when none were:
+    course's vocabulary and respelled where a slide on screen spells a misheard term
+    (:mod:`.respell`); their source; and how many slides were read first (None when none were:
     captions need no vocabulary). URIs are confined to the lecture's folder
     (:meth:`MediaStore.resolve`). Raises :class:`lecturecopilot.media.MediaError`, ``ValueError`` or
     :class:`PermanentError`."""
@@ -51,6 +53,7 @@ def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word],
     found = _read_and_store_slides(ctx, video_path, info, event.duration_s,
                                    progress=lambda f: ctx.progress(SLIDES_SHARE * f))
     prompt_for = None
+    on_screen = [SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found]
     if settings.asr_vocabulary:
         vocab = course_vocabulary(ctx, event.title, found)
         prompt_for = None if vocab.empty else vocab.prompt
@@ -61,6 +64,8 @@ def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word],
         prompt_for=prompt_for)
     if info.audio_offset_s > 0.01:  # the audio starts late in the container: shift onto the video's clock
         words = [Word(w.start_s + info.audio_offset_s, w.end_s + info.audio_offset_s, w.word) for w in words]
+    if settings.asr_respell and on_screen:
+        words = respell(words, on_screen)
     return words, f"asr:{settings.whisper_model}", len(found)
 
 
