@@ -1,0 +1,166 @@
+"""The answer path's intents, each with phrasings from many fields that match and that must not.
+
+Issue 30, item 5: the rules were written on one algorithms course; a subject word that looks like a
+request ("the outline of a cell", "test statistic", "why does the price rise") must not trigger one,
+and a request worded in another field's vocabulary must. Every table holds at least five of each,
+from at least three fields."""
+
+import pytest
+
+from services.ask.disfluency import clean
+from services.ask.examprep import quiz_intent
+from services.ask.followup import continues
+from services.ask.outline import asks_for_outline, asks_for_unnamed_outline
+from services.ask.requests_policy import unsupported
+
+# -- outline: what one lecture, or the lecture at hand, holds -------------------------------------
+OUTLINE_OF_A_LECTURE = [  # (question, the lecture it names)
+    ("What are the chapters of lecture 5?", 5),
+    ("summarize the third lecture", 3),
+    ("what is lecture 4 about", 4),
+    ("Give me an overview of lecture 2", 2),
+    ("what does lecture 7 cover?", 7),
+    ("What topics are in lecture twelve?", 12),
+]
+NOT_OUTLINE_OF_A_LECTURE = [
+    "what does lecture 3 say about photosynthesis?",          # biology: a topic in a lecture
+    "In lecture 2, what is price elasticity of demand?",       # economics
+    "What did lecture 6 say about Le Chatelier's principle?",  # chemistry
+    "which lecture covers Maxwell's equations?",              # physics: where, not what
+    "What is the outline of a cell membrane in lecture 1?",   # a topic that says "outline"
+    "how long does lecture 3 take to explain entropy",        # a topic with a duration word
+]
+UNNAMED_OUTLINE = [
+    "What are the chapters?",
+    "Give me an outline of the lecture",
+    "summarize this video",
+    "what's the agenda for today's class?",
+    "Can I get an overview of the course?",
+]
+NOT_UNNAMED_OUTLINE = [
+    "What are the sections of a neuron?",                 # physiology
+    "Give me a summary of the Krebs cycle",               # biology
+    "What topics in macroeconomics use elasticity?",      # economics
+    "summarize the Carnot cycle",                         # physics
+    "what are the parts of a hash function?",             # computer science
+    "What is the summary statistic for spread?",          # statistics
+]
+
+
+@pytest.mark.parametrize("question, number", OUTLINE_OF_A_LECTURE)
+def test_outline_of_a_named_lecture(question, number):
+    assert asks_for_outline(question) == number
+
+
+@pytest.mark.parametrize("question", NOT_OUTLINE_OF_A_LECTURE)
+def test_a_topic_question_naming_a_lecture_is_not_an_outline(question):
+    assert asks_for_outline(question) is None
+
+
+@pytest.mark.parametrize("question", UNNAMED_OUTLINE)
+def test_outline_of_the_lecture_at_hand(question):
+    assert asks_for_unnamed_outline(question)
+
+
+@pytest.mark.parametrize("question", NOT_UNNAMED_OUTLINE)
+def test_a_subject_with_an_outline_word_is_not_an_outline(question):
+    assert not asks_for_unnamed_outline(question)
+
+
+# -- follow-up: more of the same answer --------------------------------------------------------------
+CONTINUES = ["why?", "explain that more simply", "Can you say it another way?", "why does it work?",
+             "how come?", "but why is that?"]
+NEW_TOPIC = [
+    "why do plants need light?",                         # biology
+    "Why does the price rise when supply falls?",        # economics
+    "why is entropy always increasing in an isolated system?",  # physics
+    "What is the null hypothesis?",                      # statistics
+    "why are neurons myelinated?",                       # physiology
+    "How does a catalyst lower the activation energy?",  # chemistry
+]
+
+
+@pytest.mark.parametrize("message", CONTINUES)
+def test_a_follow_up_that_asks_for_more_of_the_same(message):
+    assert continues(message)
+
+
+@pytest.mark.parametrize("message", NEW_TOPIC)
+def test_a_why_question_with_its_own_topic_is_a_new_question(message):
+    assert not continues(message)
+
+
+# -- request policy: what lectures cannot serve -----------------------------------------------------
+UNSUPPORTED = ["grade my answer please", "remind me to revise on Friday", "do my homework on enzyme kinetics",
+               "send an email to the professor", "set a reminder for the chemistry midterm",
+               "write my essay on the Industrial Revolution"]
+SUPPORTED = [
+    "How do enzymes check my understanding of substrate binding?",  # biology, has "check"
+    "What is the score function in maximum likelihood?",           # statistics, has "score"
+    "How does memory remember a conditioned response?",            # psychology, has "remember"
+    "What does a test statistic measure?",                         # statistics
+    "how do you correct for multiple comparisons?",                # statistics, has "correct"
+    "What is the marking of a Petri net?",                         # computer science, "marking"
+]
+
+
+@pytest.mark.parametrize("message", UNSUPPORTED)
+def test_requests_the_lectures_cannot_serve(message):
+    assert unsupported(message)
+
+
+@pytest.mark.parametrize("message", SUPPORTED)
+def test_subject_questions_with_request_words_are_answered(message):
+    assert not unsupported(message)
+
+
+# -- quiz intent: practice questions asked for ----------------------------------------------------------
+QUIZ = [("quiz me on photosynthesis", "photosynthesis"), ("give me practice questions about elasticity", "elasticity"),
+        ("test me", ""), ("make 3 multiple choice questions on entropy", "entropy"),
+        ("I want to practice eigenvalues", "eigenvalues"), ("Write a quiz about the nephron", "nephron")]
+NOT_QUIZ = [
+    "What is a hypothesis test?",                     # statistics
+    "How do you test for a normal distribution?",     # statistics
+    "what is the final exam question about RSA?",     # a given exam's question
+    "Which questions did Pavlov ask about salivation?",  # psychology
+    "What does the Michelson-Morley experiment test?",   # physics
+    "how does the kidney practise water conservation",   # physiology, "practise" as a verb of the subject
+]
+
+
+@pytest.mark.parametrize("message, topic", QUIZ)
+def test_a_request_for_practice_questions(message, topic):
+    assert quiz_intent(message) == topic
+
+
+@pytest.mark.parametrize("message", NOT_QUIZ)
+def test_a_subject_question_is_not_a_quiz_request(message):
+    assert quiz_intent(message) is None
+
+
+# -- disfluency: what is removed from a quoted sentence ----------------------------------------------------
+DISFLUENT = [  # (spoken, cleaned)
+    ("So, um, the thylakoid membrane holds the chlorophyll.", "The thylakoid membrane holds the chlorophyll."),
+    ("The demand curve, you know, slopes downward.", "The demand curve slopes downward."),
+    ("Entropy is a measure of of disorder, right?", "Entropy is a measure of disorder."),
+    ("Okay, so the glomerulus, uh, filters the blood.", "The glomerulus filters the blood."),
+    ("The eigenvalue is, I mean, the stretch factor.", "The eigenvalue is the stretch factor."),
+]
+FLUENT = [  # subject words that look like disfluencies stay
+    "The right ventricle pumps blood to the lungs.",                  # physiology
+    "Firms like Apple set prices above marginal cost.",               # economics
+    "A kind of enzyme called a kinase adds a phosphate group.",       # biology
+    "The model is right skewed when the mean exceeds the median.",    # statistics
+    "Stars like the Sun fuse hydrogen into helium.",                  # astronomy
+    "The ratio of 4 to 4 is one.",                                    # mathematics
+]
+
+
+@pytest.mark.parametrize("spoken, cleaned", DISFLUENT)
+def test_disfluencies_are_removed(spoken, cleaned):
+    assert clean(spoken, opening=True) == cleaned
+
+
+@pytest.mark.parametrize("sentence", FLUENT)
+def test_subject_words_that_look_like_disfluencies_stay(sentence):
+    assert clean(sentence, opening=True) == sentence
