@@ -214,7 +214,7 @@ def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: fl
 
 
 def decisions(rows: list[dict], variant: tuple, weight: float, threshold: float) -> np.ndarray:
-    local, lex, sem, drop = (*variant, 9.9)[:4]
+    local, lex, sem, drop = variant
     return np.asarray([r["window"] + weight * coverage(r["words"], local=local, lex=lex, sem=sem, drop=drop)
                        >= threshold for r in rows])
 
@@ -235,7 +235,7 @@ def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
     combos = []
     right_all = []
     for v in variants:
-        cov = np.asarray([coverage(r["words"], local=v[0], lex=v[1], sem=v[2], drop=(*v, 9.9)[3]) for r in rows])
+        cov = np.asarray([coverage(r["words"], local=v[0], lex=v[1], sem=v[2], drop=v[3]) for r in rows])
         for w in WEIGHTS:
             ans = (win + w * cov)[:, None] >= np.asarray(THRESHOLDS)[None, :]
             for k, t in enumerate(THRESHOLDS):
@@ -252,7 +252,7 @@ def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
         chosen.append(combos[best])
         held[name] = {**scores(answer[test, best], covered[test]), "n": int(test.sum()),
                       "chosen": {"local": combos[best][0][0], "lex": combos[best][0][1], "sem": combos[best][0][2],
-                                 "drop": (*combos[best][0], 9.9)[3],
+                                 "drop": combos[best][0][3],
                                  "weight": combos[best][1], "threshold": combos[best][2]}}
     rc = [h["right_call"] for h in held.values()]
     pooled = np.zeros(len(rows), dtype=bool)
@@ -284,9 +284,9 @@ def main() -> None:
         rows = collect()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(rows))
-    exact = [(False, 1.01, 1.01)]
-    soft = [(False, lx, sm) for lx, sm in itertools.product(LEX, SEM)]
-    local = [(True, lx, sm) for lx, sm in itertools.product(LEX, SEM)]
+    exact = [(False, 1.01, 1.01, 9.9)]
+    soft = [(False, lx, sm, 9.9) for lx, sm in itertools.product(LEX, SEM)]
+    local = [(True, lx, sm, 9.9) for lx, sm in itertools.product(LEX, SEM)]
     out = {"command": "python -m evals.gate_fields " + " ".join(sys.argv[1:]), "questions": len(rows),
            "groups": {g: sum(r["group"] == g for r in rows) for g in sorted({r["group"] for r in rows})},
            "today_fixed_0.5_0.80": fixed(rows, exact[0], 0.5, 0.80),

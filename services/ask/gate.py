@@ -109,8 +109,8 @@ TOP = 3  # passages whose sentences and words are judged
 # A topic of everyday words only ("what time is it?" → "time", kept because the course says "time") names
 # no subject that passages saying it could be shown to treat: any talk says "time". Its coverage counts
 # this much. No question of evals.gate_fields has such a topic (its right call is the same with or
-# without this); it keeps chit-chat declined at weight 0.75 while "what is work?" in a physics course
-# (window 0.66 on "Work is the force applied times the distance…") is still answered.
+# without this); it keeps chit-chat declined at weight 0.75 (tests/integration/test_answers.py) while a
+# one-word topic of a field ("what is work?" in physics) can still be answered on a close enough window.
 EVERYDAY_SHARE = 0.5
 
 

@@ -55,7 +55,7 @@ def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word],
     prompt_for = None
     on_screen = [SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found]
     if settings.asr_vocabulary:
-        vocab = course_vocabulary(ctx, event.title, found)
+        vocab = course_vocabulary(ctx, event.title, on_screen)
         prompt_for = None if vocab.empty else vocab.prompt
     words = core.transcribe_media(
         video_path, info=info, model_name=settings.whisper_model, language=event.language or None,
@@ -72,7 +72,7 @@ def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word],
 SLIDES_SHARE = 0.15  # of the transcribe stage's progress bar: reading the slides before speech recognition
 
 
-def course_vocabulary(ctx: StageContext, title: str, slides: list[slides_mod.Slide]) -> Vocabulary:
+def course_vocabulary(ctx: StageContext, title: str, slides: list[SlideText]) -> Vocabulary:
     """What the course spells, for prompting speech recognition (:mod:`.vocabulary`): the lecture's
     title, its ``slides``, and the distinctive words of the course's other lectures' slides and
     titles (already read: this service wrote them)."""
@@ -83,7 +83,7 @@ def course_vocabulary(ctx: StageContext, title: str, slides: list[slides_mod.Sli
             "UNION ALL SELECT title FROM lectures WHERE course_id=%s AND id<>%s",
             (course["course_id"], ctx.lecture_id, course["course_id"], ctx.lecture_id)).fetchall()
     return Vocabulary(titles=[title] if title else [],
-                      slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in slides],
+                      slides=slides,
                       course_terms=course_terms([denoise_slide(r["text"]) for r in others]))
 
 

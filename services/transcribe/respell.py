@@ -11,8 +11,7 @@ its time on screen as the context).
 
 What counts as a term: an n-gram (1–3 words) of one phrase of a slide (a line up to its commas,
 colons, brackets, arrows) that holds a distinctive word (rare in English, wordfreq Zipf <
-:data:`RARE_ZIPF`, or written with a capital or hyphen inside, as in
-:func:`.vocabulary.course_terms`), neither starts nor ends with a very common word and has no
+:func:`.vocabulary.distinctive`, the test the vocabulary prompts use), neither starts nor ends with a very common word and has no
 one-letter part (OCR debris: "Cram r-Rao"). What counts as close: see :func:`similarity` (letters
 and Metaphone keys, Lawrence Philips 1990, of the parts the span and the term do not share). Never
 replaced: a span the term already spells, another form of the same word ("depolarizes" /
@@ -37,7 +36,7 @@ from rapidfuzz import fuzz
 
 from lecturecopilot.captions import Word
 
-from .vocabulary import RARE_ZIPF, SlideText
+from .vocabulary import SlideText, distinctive
 
 CUTOFF = 0.70     # similarity at which a span is respelled: every leave-one-field-out fold chose it (evals.slide_terms)
 MARGIN_S = 3.0    # a term may be said this long before its slide appears or after it goes (seconds)
@@ -78,15 +77,6 @@ def _zipf(word: str) -> float:
     return wordfreq.zipf_frequency(word.lower(), "en")
 
 
-def distinctive(word: str) -> bool:
-    """True for a word a slide spells that speech recognition may not know: rare in English
-    (Zipf < :data:`RARE_ZIPF`) or written with a capital or hyphen inside ("RuBisCO", "Bellman-Ford")."""
-    core = word.replace("’", "'").split("'")[0]
-    if len(_letters(core)) < 3:
-        return False
-    return any(c.isupper() for c in core[1:]) or "-" in core or _zipf(core) < RARE_ZIPF
-
-
 def slide_terms(slides: Sequence[SlideText]) -> list[Term]:
     """The terms of ``slides`` (see the module docstring), each with its slide's time on screen."""
     out: dict[tuple, Term] = {}
@@ -98,7 +88,7 @@ def slide_terms(slides: Sequence[SlideText]) -> list[Term]:
                     gram = tuple(words[i:i + n])
                     if _zipf(gram[0]) >= COMMON_ZIPF or _zipf(gram[-1]) >= COMMON_ZIPF:
                         continue
-                    if not any(distinctive(w) for w in gram) or any(len(x) < 2 for x in _parts(gram)):
+                    if not any(distinctive(w.replace("’", "'").split("'")[0]) for w in gram) or any(len(x) < 2 for x in _parts(gram)):
                         continue
                     key = (tuple(w.lower() for w in gram), s.start_s)
                     out.setdefault(key, Term(gram, s.start_s, s.end_s))

@@ -128,20 +128,26 @@ def _dedupe(items: Sequence[str]) -> list[str]:
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
 
 
+def distinctive(word: str, rare_zipf: float = RARE_ZIPF) -> bool:
+    """True for a word a slide spells that speech recognition may not know: at least 3 letters, and
+    rare in English (wordfreq Zipf < ``rare_zipf``) or written with a capital or hyphen inside
+    ("RuBisCO", "Bellman-Ford", "McCreight")."""
+    if len(word) < 3:
+        return False
+    inner_caps = any(c.isupper() for c in word[1:]) or "-" in word
+    return inner_caps or wordfreq.zipf_frequency(word.lower(), "en") < rare_zipf
+
+
 def course_terms(texts: Sequence[str], *, limit: int = 30, rare_zipf: float = RARE_ZIPF) -> list[str]:
-    """Distinctive words of ``texts`` (the course's other slides and lecture titles): words of at
-    least 3 letters that are rare in English (wordfreq Zipf < ``rare_zipf``) or written with a
-    capital or hyphen inside ("Bellman-Ford", "McCreight"), most frequent first, at most ``limit``,
+    """Distinctive words of ``texts`` (the course's other slides and lecture titles,
+    :func:`distinctive`), most frequent first, at most ``limit``,
     in the spelling seen most often."""
     counts: dict[str, int] = {}
     spelled: dict[str, dict[str, int]] = {}
     for text in texts:
         for w in _WORD.findall(text or ""):
             key = w.lower()
-            if len(key) < 3:
-                continue
-            inner_caps = any(c.isupper() for c in w[1:]) or "-" in w
-            if not inner_caps and wordfreq.zipf_frequency(key, "en") >= rare_zipf:
+            if not distinctive(w, rare_zipf):
                 continue
             counts[key] = counts.get(key, 0) + 1
             spelled.setdefault(key, {})

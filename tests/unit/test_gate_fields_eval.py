@@ -25,8 +25,8 @@ def test_group_cv_scores_each_group_on_a_point_fitted_elsewhere():
     for g in ("a", "b", "c"):
         rows += [{"group": g, "covered": True, "window": 0.7, "words": [word(1.0, True, True)]},
                  {"group": g, "covered": False, "window": 0.6, "words": [word(1.0, False, False)]}]
-    out = group_cv(rows, [(False, 1.01, 1.01)])
+    out = group_cv(rows, [(False, 1.01, 1.01, 9.9)])
     assert set(out["per_group"]) == {"a", "b", "c"}
     assert out["pooled_held_out"]["right_call"] == 1.0 and out["sd_right_call"] == 0.0
-    assert fixed(rows, (False, 1.01, 1.01), 0.0, 0.65)["all"]["right_call"] == 1.0
-    assert fixed(rows, (False, 1.01, 1.01), 0.0, 0.9)["all"]["covered_declined"] == 1.0
+    assert fixed(rows, (False, 1.01, 1.01, 9.9), 0.0, 0.65)["all"]["right_call"] == 1.0
+    assert fixed(rows, (False, 1.01, 1.01, 9.9), 0.0, 0.9)["all"]["covered_declined"] == 1.0
