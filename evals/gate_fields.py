@@ -7,7 +7,10 @@ cross-validation with whole courses and fields held out.
 Questions (never the sealed ones): MIT 6.006 dev + fresh (one course), the robustness benchmark's
 six algorithms lectures, and the dev lectures of the fields benchmark (``evals/fields``: biology,
 chemistry, physics, economics, linear algebra, statistics, physiology, earth science, astronomy,
-psychology), each loaded through the captions path (the narration or transcript as captions).
+psychology), each loaded through the captions path (the narration or transcript as captions); the
+robustness and fields lectures also each as a course of its own (what an instructor has after the first
+upload: a handful of passages, over which a course's IDF says little), with their covered questions and
+the uncovered ones written after them.
 Follow-ups are left out (they need their conversation). Per question the collector keeps the
 gate's window signal and, per topic word of the question (:func:`services.ask.gate.topic_words`),
 its weight in today's coverage (course IDF), whether the course says it, whether the top three
@@ -26,9 +29,14 @@ group out, so every operating point is judged on a field it was not fitted on:
   answer would quote from), exact or soft;
 - ``drop_unsaid_common``: today's coverage without the question's words that the course never
   says and that are common in English (Zipf ≥ ``drop``: "handle" in "how does chaining handle
-  collisions" — today only words of Zipf ≥ 5.7 are dropped so), whole course or top passages.
+  collisions" — today only words of Zipf ≥ 5.7 are dropped so), whole course or top passages;
+- ``background_local``: top-passage coverage with each word's IDF taken over the course plus ``prior``
+  passages of general English (:func:`services.ask.gate.idf_with_background`), chosen by right call
+  alone, and again among the operating points that decline at least 0.9 of the training groups'
+  uncovered questions (``*_declining_0.9``, beside the same constraint on today's signal).
 
-Each variant's weight, threshold and similarity cut-offs are chosen on the other groups. Results:
+Each variant's weight, threshold and similarity cut-offs are chosen on the other groups; pooled
+held-out scores are also given for whole courses and one-lecture courses apart. Results:
 ``evals/results/gate-fields-latest.json``.
 """
 
@@ -103,6 +111,7 @@ def word_matches(index, course_id: str, top: list, query: str,
         best = lambda choices: (process.extractOne(lw, choices, scorer=fuzz.ratio) or (None, 0.0))[1] / 100  # noqa: E731
         sem = float((top_vecs @ _word_vectors([lw], embed)[0]).max()) if top_list else 0.0
         out.append({"word": w, "idf": sum(math.log((n + 1) / (df.get(t, 0) + 0.5)) for t in toks),
+                    "df": [df.get(t, 0) for t in toks], "n": n,
                     "in_course": all(t in df for t in toks), "in_top": all(t in top_tokens for t in toks),
                     "lex": best(vocab) if vocab else 0.0, "lex_top": best(top_list) if top_list else 0.0,
                     "sem_top": sem})
@@ -132,37 +141,73 @@ def collect_rows(index, course_id: str, questions: list[dict], group_of) -> list
     return out
 
 
-def captions_course(spec: dict, questions: list[dict], group_of) -> list[dict]:
-    """``spec``'s lectures (``parts`` with ``narration``) through the captions path, then rows."""
+def _captions_lecture(eph, course: str, lec: dict) -> str:
+    """Uploads ``lec``'s parts as one captions file (about 2.6 words a second); returns the lecture id."""
+    t, segs = 0.0, []
+    for part in lec["parts"]:
+        d = max(10.0, len(part["narration"].split()) / 2.6)
+        segs.append({"start_s": t, "end_s": t + d, "text": part["narration"]})
+        t += d
+    r = requests.post(f"{eph.base}/api/courses/{course}/lectures", headers=eph.admin, timeout=60,
+                      files={"captions": ("l.vtt", lecture_vtt(segs).encode(), "text/vtt")},
+                      data={"title": lec["title"], "number": str(lec["number"])})
+    r.raise_for_status()
+    return r.json()["lecture_id"]
+
+
+def captions_courses(courses: list[tuple[dict, list[dict], Callable]]) -> list[dict]:
+    """Each ``(spec, questions, group_of)``: ``spec``'s lectures (``parts`` with ``narration``) as one
+    course through the captions path of one throw-away stack, then its questions' rows (each row
+    also says ``lectures``, how many lectures its course has)."""
     from lecturecopilot import db
     from lecturecopilot.settings import Settings
     from lecturecopilot.stack import ephemeral
     from services.ask.search_index import EmbeddedSearchIndex
 
+    rows = []
     with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
-        course = eph.create_course(spec["course"])
-        ids = []
-        for lec in spec["lectures"]:
-            t, segs = 0.0, []
-            for part in lec["parts"]:
-                d = max(10.0, len(part["narration"].split()) / 2.6)
-                segs.append({"start_s": t, "end_s": t + d, "text": part["narration"]})
-                t += d
-            r = requests.post(f"{eph.base}/api/courses/{course}/lectures", headers=eph.admin, timeout=60,
-                              files={"captions": ("l.vtt", lecture_vtt(segs).encode(), "text/vtt")},
-                              data={"title": lec["title"], "number": str(lec["number"])})
-            r.raise_for_status()
-            ids.append(r.json()["lecture_id"])
-        for lid in ids:
-            assert eph.wait_ready(lid, timeout_s=1800)["status"] == "ready"
+        made = []
+        for spec, questions, group_of in courses:
+            course = eph.create_course(spec["course"])
+            made.append((course, [_captions_lecture(eph, course, lec) for lec in spec["lectures"]]))
+        for _, ids in made:
+            for lid in ids:
+                assert eph.wait_ready(lid, timeout_s=1800)["status"] == "ready"
         pool = db.make_pool(Settings(), max_size=2)
         index = EmbeddedSearchIndex(Path(tmp) / "qdrant", pool)
         try:
-            index.sync_course(course)
-            return collect_rows(index, course, questions, group_of)
+            for (spec, questions, group_of), (course, _) in zip(courses, made):
+                index.sync_course(course)
+                rows += [{**r, "lectures": len(spec["lectures"])}
+                         for r in collect_rows(index, course, questions, group_of)]
         finally:
             index.close()
             pool.close()
+    return rows
+
+
+def captions_course(spec: dict, questions: list[dict], group_of) -> list[dict]:
+    """``spec``'s lectures through the captions path, then rows (:func:`captions_courses`)."""
+    return captions_courses([(spec, questions, group_of)])
+
+
+def one_lecture_courses(spec: dict, questions: list[dict], group_of) -> list[tuple[dict, list[dict], Callable]]:
+    """Each lecture of ``spec`` as a course of its own (what an instructor has after the first upload:
+    a handful of passages, where a course's IDF says little), with its covered questions and the
+    uncovered ones written right after them (a question with no lecture belongs to the lecture of the
+    question before it)."""
+    out, last = [], None
+    by_lecture: dict[int, list[dict]] = {}
+    for q in questions:
+        if q.get("form") == "followup":
+            continue
+        last = q["lecture"] if q["lecture"] is not None else last
+        by_lecture.setdefault(last, []).append(q)
+    for lec in spec["lectures"]:
+        qs = by_lecture.get(lec["number"], [])
+        if qs:
+            out.append(({"course": f"{lec['title']} (one lecture)", "lectures": [lec]}, qs, group_of))
+    return out
 
 
 def collect() -> list[dict]:
@@ -184,6 +229,9 @@ def collect() -> list[dict]:
             near["last"] = field_of[q["lecture"]]
         qs.append({**q, "_field": field_of[q["lecture"]] if q["lecture"] is not None else near.get("last", "?")})
     rows += captions_course(fields, qs, lambda q: q["_field"])
+    rob_qs = load_jsonl(ROOT / "robustness" / "questions.jsonl")
+    rows += captions_courses(one_lecture_courses(rob, rob_qs, lambda q: "robustness")
+                             + one_lecture_courses(fields, qs, lambda q: q["_field"]))
     return rows
 
 
@@ -197,11 +245,22 @@ def _zipf(word: str) -> float:
     return wordfreq.zipf_frequency(word.lower(), "en")
 
 
-def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: float = 9.9) -> float:
+PRIOR = (0.0, 3.0, 10.0, 30.0, 100.0, 300.0)  # background passages of English (0: off, today's course IDF)
+
+
+def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: float = 9.9,
+             prior: float = 0.0) -> float:
     """The IDF-weighted share of the topic words that count as said (see the module docstring);
     a word the course never says whose English Zipf frequency is ``drop`` or more is not a topic
-    word ("handle" in "how does chaining handle collisions")."""
+    word ("handle" in "how does chaining handle collisions"). ``prior`` > 0: each word's IDF is
+    taken over the course plus ``prior`` background passages of general English
+    (:func:`services.ask.gate.idf_with_background`)."""
+    from services.ask.gate import idf_with_background
+
     words = [w for w in words if w["in_course"] or _zipf(w["word"]) < drop]
+    if prior > 0:
+        words = [{**w, "idf": sum(idf_with_background(w["word"], d, w["n"], prior) for d in w["df"])}
+                 for w in words]
     total = sum(w["idf"] for w in words)
     if total <= 0:
         return 0.0
@@ -213,10 +272,13 @@ def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: fl
     return said / total
 
 
+def _cov(words: list[dict], v: tuple) -> float:
+    """:func:`coverage` under variant ``v`` = (local, lex, sem, drop[, prior])."""
+    return coverage(words, local=v[0], lex=v[1], sem=v[2], drop=v[3], prior=v[4] if len(v) > 4 else 0.0)
+
+
 def decisions(rows: list[dict], variant: tuple, weight: float, threshold: float) -> np.ndarray:
-    local, lex, sem, drop = variant
-    return np.asarray([r["window"] + weight * coverage(r["words"], local=local, lex=lex, sem=sem, drop=drop)
-                       >= threshold for r in rows])
+    return np.asarray([r["window"] + weight * _cov(r["words"], variant) >= threshold for r in rows])
 
 
 def scores(answer: np.ndarray, covered: np.ndarray) -> dict:
@@ -225,9 +287,12 @@ def scores(answer: np.ndarray, covered: np.ndarray) -> dict:
             "uncovered_declined": float((~answer & ~covered).sum() / max(1, (~covered).sum()))}
 
 
-def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
+def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0) -> dict:
     """Leave-one-group-out: each variant's (weight, threshold) and the cut-offs among ``variants``
-    chosen on the other groups by right call (ties: the higher threshold), scored on the group."""
+    chosen on the other groups by right call (ties: the higher threshold), scored on the group.
+    ``min_declined`` > 0: only operating points that decline at least that share of the other
+    groups' uncovered questions are chosen from (the product's promise to say so when the lectures
+    don't answer; ``tests/integration/test_retrieval_quality.py`` holds MIT 6.006 to 0.90)."""
     covered = np.asarray([r["covered"] for r in rows])
     groups = sorted({r["group"] for r in rows})
     gidx = np.asarray([groups.index(r["group"]) for r in rows])
@@ -235,7 +300,7 @@ def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
     combos = []
     right_all = []
     for v in variants:
-        cov = np.asarray([coverage(r["words"], local=v[0], lex=v[1], sem=v[2], drop=v[3]) for r in rows])
+        cov = np.asarray([_cov(r["words"], v) for r in rows])
         for w in WEIGHTS:
             ans = (win + w * cov)[:, None] >= np.asarray(THRESHOLDS)[None, :]
             for k, t in enumerate(THRESHOLDS):
@@ -248,25 +313,36 @@ def group_cv(rows: list[dict], variants: list[tuple]) -> dict:
     for g, name in enumerate(groups):
         train, test = gidx != g, gidx == g
         acc = right[train].mean(axis=0)
+        if min_declined > 0:
+            unc = train & ~covered
+            acc = np.where((~answer[unc]).mean(axis=0) >= min_declined, acc, -1.0)
         best = max(range(len(combos)), key=lambda c: (acc[c], combos[c][2]))
         chosen.append(combos[best])
         held[name] = {**scores(answer[test, best], covered[test]), "n": int(test.sum()),
                       "chosen": {"local": combos[best][0][0], "lex": combos[best][0][1], "sem": combos[best][0][2],
                                  "drop": combos[best][0][3],
+                                 "prior": combos[best][0][4] if len(combos[best][0]) > 4 else 0.0,
                                  "weight": combos[best][1], "threshold": combos[best][2]}}
     rc = [h["right_call"] for h in held.values()]
     pooled = np.zeros(len(rows), dtype=bool)
     for g, name in enumerate(groups):
         c = held[name]["chosen"]
-        v = (c["local"], c["lex"], c["sem"], c["drop"])
+        v = (c["local"], c["lex"], c["sem"], c["drop"], c["prior"])
         pooled[gidx == g] = decisions([r for r in rows if r["group"] == name], v, c["weight"], c["threshold"])
+    one = np.asarray([r.get("lectures", 0) == 1 for r in rows])
     return {"per_group": held, "mean_right_call": statistics.mean(rc), "sd_right_call": statistics.pstdev(rc),
-            "pooled_held_out": scores(pooled, covered)}
+            "pooled_held_out": scores(pooled, covered),
+            "pooled_held_out_whole_courses": scores(pooled[~one], covered[~one]),
+            "pooled_held_out_one_lecture_courses": scores(pooled[one], covered[one]) if one.any() else None}
 
 
 def fixed(rows: list[dict], variant: tuple, weight: float, threshold: float) -> dict:
     covered = np.asarray([r["covered"] for r in rows])
-    out = {"all": scores(decisions(rows, variant, weight, threshold), covered)}
+    answer = decisions(rows, variant, weight, threshold)
+    one = np.asarray([r.get("lectures", 0) == 1 for r in rows])
+    out = {"all": scores(answer, covered), "whole_courses": scores(answer[~one], covered[~one])}
+    if one.any():
+        out["one_lecture_courses"] = scores(answer[one], covered[one])
     for g in sorted({r["group"] for r in rows}):
         sub = [r for r in rows if r["group"] == g]
         out[g] = scores(decisions(sub, variant, weight, threshold), np.asarray([r["covered"] for r in sub]))
@@ -284,6 +360,8 @@ def main() -> None:
         rows = collect()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(rows))
+    from services.ask import gate
+
     exact = [(False, 1.01, 1.01, 9.9)]
     soft = [(False, lx, sm, 9.9) for lx, sm in itertools.product(LEX, SEM)]
     local = [(True, lx, sm, 9.9) for lx, sm in itertools.product(LEX, SEM)]
@@ -293,7 +371,14 @@ def main() -> None:
            "exact": group_cv(rows, exact), "soft": group_cv(rows, soft), "local": group_cv(rows, local),
            "soft_or_local": group_cv(rows, soft + local),
            "drop_unsaid_common": group_cv(rows, [(False, 1.01, 1.01, d) for d in DROP]),
-           "drop_unsaid_common_local": group_cv(rows, [(True, 1.01, 1.01, d) for d in DROP])}
+           "drop_unsaid_common_local": group_cv(rows, [(True, 1.01, 1.01, d) for d in DROP]),
+           "before_fixed_local_0.75_0.80": fixed(rows, local[-1], 0.75, 0.80),
+           "product_fixed": fixed(rows, (True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES), gate.COVERAGE_WEIGHT,
+                                  gate.THRESHOLD),
+           "background_local": group_cv(rows, [(True, 1.01, 1.01, 9.9, b) for b in PRIOR]),
+           "local_declining_0.9": group_cv(rows, [(True, 1.01, 1.01, 9.9)], min_declined=0.9),
+           "background_local_declining_0.9": group_cv(rows, [(True, 1.01, 1.01, 9.9, b) for b in PRIOR],
+                                                      min_declined=0.9)}
     publish(out, "gate-fields-latest.json")
 
 

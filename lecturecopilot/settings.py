@@ -131,7 +131,7 @@ class Settings(BaseSettings):
                                   "frees its thread (nginx's send_timeout, between two writes, is 60 s).")
 
     # chosen with one field or course held out at a time (python -m evals.gate_fields; see services/ask/gate.py)
-    gate_threshold: float = Field(default=0.80, description="Relevance gate: window cosine + weight x coverage must reach this.")
+    gate_threshold: float = Field(default=0.82, description="Relevance gate: window cosine + weight x coverage must reach this.")
     gate_coverage_weight: float = Field(default=0.75, description="Relevance gate: weight of the question's topic words said in the top passages.")
 
     # Cloud answer writers (optional; the product works with none). Tried in writer_order.

@@ -269,6 +269,7 @@ def short_course(stack):
                                      "describe chaining", "tell me about chaining", "Explain what chaining is",
                                      "explain chaining please", "chaining vs open addressing",
                                      "compare chaining and open addressing",
+                                     "chainning colisions",
                                      *DEMO_QUESTIONS[:3]])  # the demo's own covered questions
 def test_a_short_course_answers_requests_and_common_words(stack, short_course, message):
     """Words a short course never says ("work", "explain") are no sign the topic is missing."""

@@ -69,3 +69,19 @@ def test_a_question_whose_words_the_passages_say_is_covered():
 def test_a_topic_of_everyday_words_only_counts_half():
     assert _coverage("what time is it?", 4) == EVERYDAY_SHARE
     assert _coverage("what is the thylakoid?", 3) == 1.0
+
+
+def test_background_passages_keep_an_everyday_word_from_outweighing_the_course_topic():
+    """Over a course of 5 passages, 4 of which say "chaining": with no background the unsaid verb
+    "handle" weighs about 8.5 times "chaining"; with the background it weighs less than 3 times, while a
+    rare term the course never says ("thylakoid") still outweighs "handle"."""
+    from services.ask.gate import idf_with_background
+
+    n = 5
+    topic0, verb0 = idf_with_background("chaining", 4, n, 0), idf_with_background("handle", 0, n, 0)
+    assert abs(topic0 - np.log(6 / 4.5)) < 1e-9 and verb0 / topic0 > 8
+    topic, verb = idf_with_background("chaining", 4, n, 10), idf_with_background("handle", 0, n, 10)
+    assert verb / topic < 3
+    assert idf_with_background("thylakoid", 0, n, 10) > verb
+    # a big course: the background barely moves a rare term's weight
+    assert abs(idf_with_background("thylakoid", 3, 2000, 10) - np.log(2001 / 3.5)) < 0.01
