@@ -33,10 +33,10 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import requests
 
 from evals.cv import CACHE, dev_course_index, gate_cv, publish, question_set
-from evals.retrieval import lecture_vtt, load_jsonl
+from evals.gate_fields import _captions_lecture
+from evals.retrieval import load_jsonl
 
 ROBUSTNESS = Path(__file__).resolve().parent / "robustness"
 VARIANTS = ("course_idf", "course_idf_x_specificity", "specificity")
@@ -129,18 +129,7 @@ def robustness_rows() -> list[dict]:
     questions = load_jsonl(ROBUSTNESS / "questions.jsonl")
     with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:
         course = eph.create_course(spec["course"])
-        ids = []
-        for lec in spec["lectures"]:
-            t, segs = 0.0, []
-            for part in lec["parts"]:
-                d = max(10.0, len(part["narration"].split()) / 2.6)  # about 156 words a minute
-                segs.append({"start_s": t, "end_s": t + d, "text": part["narration"]})
-                t += d
-            r = requests.post(f"{eph.base}/api/courses/{course}/lectures", headers=eph.admin, timeout=60,
-                              files={"captions": ("l.vtt", lecture_vtt(segs).encode(), "text/vtt")},
-                              data={"title": lec["title"], "number": str(lec["number"])})
-            r.raise_for_status()
-            ids.append(r.json()["lecture_id"])
+        ids = [_captions_lecture(eph, course, lec) for lec in spec["lectures"]]
         for lid in ids:
             assert eph.wait_ready(lid, timeout_s=600)["status"] == "ready"
         settings = Settings()

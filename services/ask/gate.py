@@ -17,7 +17,8 @@ Decision: answer when ``window + coverage_weight · coverage ≥ threshold`` (we
 0.82, 10 background passages), chosen by leave-one-group-out cross-validation over 490 questions in 12
 groups (MIT 6.006, the robustness course, ten fields; each field also as one-lecture courses), among the
 operating points that decline at least 0.9 of the other groups' uncovered questions:
-``python -m evals.gate_fields``; results and spread in ``evals/README.md``.
+``python -m evals.gate_fields``; per-group results and spread in
+``evals/results/gate-fields-latest.json`` (``background_local_declining_0.9``).
 """
 
 from __future__ import annotations
