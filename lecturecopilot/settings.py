@@ -137,6 +137,15 @@ class Settings(BaseSettings):
     # Cloud answer writers (optional; the product works with none). Tried in writer_order.
     writer_order: str = "groq,gemini,openai"
     writer_timeout_s: float = 10.0
+    writer_deadline_s: float = Field(default=20.0, gt=0, description="The longest the cloud writers may take "
+                                     "over one answer, every writer and attempt together (wall clock, seconds); "
+                                     "then the answer is the extractive one (or what was shown so far).")
+    writer_max_chars: int = Field(default=4000, gt=0, description="Characters of text ask reads from one writer "
+                                  "stream; more is that writer's failure.")
+    writer_max_tokens: int = Field(default=400, gt=0, description="The answer's token cap sent to the writer's API "
+                                   "(max_tokens; Gemini's max_output_tokens).")
+    writer_streams_max: int = Field(default=6, ge=1, description="Writer streams one ask process keeps open at once; "
+                                    "a question beyond them is answered extractively at once (reason writers_busy).")
     groq_api_key: str | None = Field(default=None, validation_alias=AliasChoices("GROQ_API_KEY", "LC_GROQ_API_KEY"))
     groq_model: str = "llama-3.3-70b-versatile"
     groq_base_url: str | None = None
