@@ -95,22 +95,26 @@ def split_sentences(text: str) -> list[str]:
 
 
 _OPEN_GROUP = re.compile(r"\s*[\[\(【][^\]\)】]*$")
+LOOK_BACK = 400  # characters before new text a sentence end that new text completes can lie (three citation groups)
 
 
-def take_sentences(buffer: str) -> tuple[list[str], str]:
+def take_sentences(buffer: str, since: int = 0) -> tuple[list[str], str]:
     """The sentences of a streamed ``buffer`` that are complete, and the text after them, kept as it
     came (its spaces too: a stream's pieces may end in the space before the next word). A sentence
     is complete once the next one has begun; a citation group still open after its full stop
     (``"… keys. [S1 @ 0:0"``) may belong to it, so it waits for the group to close. The stream's
-    end gives the rest to :func:`split_sentences`."""
-    moved = _cites_before_stop(buffer)
+    end gives the rest to :func:`split_sentences`. ``since``: the length of the buffer an earlier
+    call found no sentence end in; only its last :data:`LOOK_BACK` characters and the new text are
+    looked at again, so a stream cut into pieces costs time linear in its length."""
+    start = max(0, since - LOOK_BACK)
+    moved = _cites_before_stop(buffer[start:])
     cut = None
     for m in _SENT_END.finditer(moved):
         if not _OPEN_GROUP.match(moved, m.end()):
             cut = m
     if cut is None:
         return [], buffer
-    return split_sentences(moved[:cut.start()]), moved[cut.end():]
+    return split_sentences(buffer[:start] + moved[:cut.start()]), moved[cut.end():]
 
 
 def validate(cites: list[RawCitation], passages: list[PassageRef], tolerance_s: float = 2.0

@@ -89,3 +89,38 @@ def test_validate(cites, ok, reason_part):
         assert valid and all(v.passage.start_s <= v.t_s <= v.passage.end_s for v in valid)
     else:
         assert reason_part in reason and valid == []
+
+
+def _streamed(pieces) -> tuple[list[str], str]:
+    """``pieces`` cut as a stream is cut (``services.ask.compose._Cutter``): each piece added to the
+    buffer, which ``take_sentences`` looks at from where it last found nothing."""
+    got, buffer, since = [], "", 0
+    for piece in pieces:
+        buffer += piece
+        complete, buffer = take_sentences(buffer, since)
+        got += complete
+        since = len(buffer)
+    return got, buffer
+
+
+@pytest.mark.parametrize("text", [
+    "Hashing maps keys. [S1 @ 0:01] Chaining keeps lists [S1 @ 0:40]. Open addressing probes (S1, 0:50). Done.",
+    "One [S1 @ 0:0" + "1]. Two. \"Three.\" Four! " * 30 + "e.g. five " * 200 + "Six.",
+])
+def test_a_stream_cut_piece_by_piece_gives_the_sentences_of_the_whole_text(text):
+    for size in (1, 3, 7, 50):
+        got, rest = _streamed(text[i:i + size] for i in range(0, len(text), size))
+        assert got + split_sentences(rest) == split_sentences(text), size
+
+
+def test_a_long_stream_with_no_sentence_end_is_looked_at_a_bounded_number_of_times(monkeypatch):
+    """Issue 31: a 4 MB answer with no full stop rescanned its whole buffer for every piece."""
+    from services.ask import citations
+
+    scanned = []
+    real = citations._cites_before_stop
+    monkeypatch.setattr(citations, "_cites_before_stop", lambda text: scanned.append(len(text)) or real(text))
+    pieces = ["blah blah. " if i % 50 == 0 else "blah " for i in range(20_000)]  # 100 kB; no "." ends a sentence
+    got, rest = _streamed(pieces)
+    assert got == [] and len(rest) == sum(map(len, pieces))
+    assert sum(scanned) <= len(pieces) * (citations.LOOK_BACK + 11)  # linear; rescanning it all: 1e9 characters
