@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Union
 
 from lecturecopilot import telemetry
 
-from . import compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
+from . import bounded, compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
 from .examprep import pointer as quiz_pointer
 from .locate import locator
 from .ports import AnswerStore, AskPorts, Embedder, RecordedAnswer, SearchIndex
@@ -101,10 +101,14 @@ class AnswerRequest:
 
 @dataclass(frozen=True)
 class AnswerConfig:
-    """The relevance gate's operating point (see :mod:`services.ask.gate`)."""
+    """The relevance gate's operating point (see :mod:`services.ask.gate`) and the bounds on the cloud
+    writers (:mod:`services.ask.bounded`): ``writer_deadline_s`` seconds for one answer's writing, all
+    writers together; ``writer_max_chars`` characters read from one stream."""
 
     gate_threshold: float = gate.THRESHOLD
     gate_coverage_weight: float = gate.COVERAGE_WEIGHT
+    writer_deadline_s: float = 20.0
+    writer_max_chars: int = 4000
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,9 @@ class Done:
     was rewritten into (as the student wrote it: spelling is corrected for search only), "" when
     that is the message itself; ``writer``: extractive, a cloud writer's name,
     outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
-    no_lectures, lecture_not_ready, assessment_mode ("" when answered)."""
+    no_lectures, lecture_not_ready, assessment_mode; of an answer, the bound that had the extractive
+    writer answer instead of the cloud writers, or cut their answer short (:data:`compose.LIMITS`:
+    writer_took_too_long, writer_answer_too_long, writers_busy); "" when none."""
 
     answer_id: str
     conversation_id: str
@@ -164,6 +170,7 @@ class _Answer:
     reason: str = ""
     passages: list[retrieve.Passage] = field(default_factory=list)
     outcome: compose.Outcome = field(default_factory=compose.Outcome)
+    still_wanted: Callable[[], bool] = lambda: True
 
 
 def search_query(index: SearchIndex, course_id: str, question: str) -> str:
@@ -201,13 +208,16 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     standalone = question  # recorded as asked (a follow-up: as rewritten), not as spelling corrected it
     question = corrected(ports.index, request.course_id, question)
     graded = ports.store.assessment_mode(request.course_id) and examprep.looks_like_graded_item(request.message)
-    ans = _Answer(t0, graded)
+    ans = _Answer(t0, graded, still_wanted=still_wanted)
     with contextlib.closing(_reply(request, question, said, ports, config, ans)) as reply:
         for sentence in reply:
             if not still_wanted():  # the client went away: stop working
                 log.info("client went away; stopped writing")
                 return
             yield from _emit(ans, sentence, request.message, ports.clock)
+    if not still_wanted():  # the client went away (while the writers were stopped for it): nothing to finish
+        log.info("client went away; answer not recorded")
+        return
     declined = not ans.out or (not ans.out[0].cites and ans.outcome.writer != "outline")
     if not ans.out and ans.hidden:
         ans.reason = "assessment_mode"
@@ -215,9 +225,6 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     if not ans.out:
         ans.reason = "not_covered"
         yield from _emit(ans, write.AnswerSentence(write.DECLINE_TEXT, []), request.message, ports.clock)
-    if not still_wanted():  # the client went away: nothing to finish or record
-        log.info("client went away; answer not recorded")
-        return
     yield _finish(request, ports, ans, conversation_id, standalone, declined)
 
 
@@ -289,9 +296,12 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
         return
     # a span ended by hand: the generator yields inside it, so it is never "current"
     write_span = _TRACER.start_span("write")
+    budget = bounded.Budget.starting_now(config.writer_deadline_s, config.writer_max_chars, ports.clock,
+                                         still_wanted=ans.still_wanted, slots=ports.writer_slots)
     try:
         yield from compose.compose(ports.index, ports.writers, question, qvec, ans.passages, titles, ans.outcome,
-                                   said=said)
+                                   said=said, budget=budget)
+        ans.reason = ans.outcome.limit
     finally:
         write_span.set_attribute("lc.writer", ans.outcome.writer or "")
         write_span.end()

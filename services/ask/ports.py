@@ -123,7 +123,9 @@ class AnswerStore(Protocol):
 class AskPorts:
     """The use case's dependencies. ``writers``: cloud writers tried in order (may be empty: the
     extractive writer is always the last resort); ``clock``: monotonic seconds; ``new_id``: a fresh
-    id for a conversation or an answer."""
+    id for a conversation or an answer; ``writer_slots``: a semaphore of the writer streams open at
+    once in the process (``acquire(blocking=False)``, ``release()``; None: no cap), see
+    :mod:`services.ask.bounded`."""
 
     store: AnswerStore
     index: SearchIndex
@@ -131,3 +133,4 @@ class AskPorts:
     writers: Sequence = ()
     clock: Callable[[], float] = time.perf_counter
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
+    writer_slots: object | None = None

@@ -11,6 +11,7 @@ call :mod:`services.ask.examprep.practice` through the translations of :mod:`ser
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent import futures
 
 import grpc
@@ -31,6 +32,7 @@ from .writers import configured_writers
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = answer.MAX_QUESTION_CHARS
 MAX_EMBED_TEXTS = 2000
+CHEAP_WORKERS = 8  # gRPC threads beyond those writer streams may hold
 
 _ASK_MS = telemetry.meter("lecture-copilot.ask").create_histogram(
     "lc.ask.duration", unit="ms", description="Ask: question received to answer recorded")
@@ -66,8 +68,10 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         self.store = AskStore(pool)
         self.index = index
         self.writers = configured_writers(settings)
-        self.ports = AskPorts(store=self.store, index=index, embed=self._embed_many, writers=self.writers)
-        self.config = AnswerConfig(settings.gate_threshold, settings.gate_coverage_weight)
+        self.ports = AskPorts(store=self.store, index=index, embed=self._embed_many, writers=self.writers,
+                              writer_slots=threading.BoundedSemaphore(settings.writer_streams_max))
+        self.config = AnswerConfig(settings.gate_threshold, settings.gate_coverage_weight, settings.writer_deadline_s,
+                                   settings.writer_max_chars)
 
     def _embed_many(self, texts: list[str]):
         return models.embed(self.settings.embed_model, texts)
@@ -174,7 +178,6 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
 def serve(settings: Settings) -> None:
     """Starts the gRPC server on ``ask_host:ask_port`` and blocks until terminated."""
     import signal
-    import threading
 
     from lecturecopilot import db
     from lecturecopilot.health import serve_health
@@ -195,7 +198,9 @@ def serve(settings: Settings) -> None:
                  settings.qdrant_collection)
     index = EmbeddedSearchIndex(settings.data_dir / "qdrant" / f"ask-{settings.ask_port}", pool, server=server_backend,
                                 profile=settings.search_profile)
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=8))
+    # CHEAP_WORKERS threads besides the writer streams' (at most writer_streams_max, services.ask.bounded):
+    # searches and the other calls never wait behind answers that a slow cloud writer holds
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=CHEAP_WORKERS + settings.writer_streams_max))
     ask_pb2_grpc.add_AskServiceServicer_to_server(AskServicer(settings, pool, index), server)
     server.add_insecure_port(f"{settings.ask_host}:{settings.ask_port}")
     server.start()

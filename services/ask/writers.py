@@ -56,7 +56,12 @@ def user_prompt(question: str, passages: list[PromptPassage], reason: str | None
 
 
 class WriterUnavailable(Exception):
-    """The writer can't answer now (rate limit, timeout, outage, auth): try the next one."""
+    """The writer can't answer now (rate limit, timeout, outage, auth): try the next one.
+    ``timed_out``: it was a time-out (connecting, or waiting for the next piece of an answer)."""
+
+    @property
+    def timed_out(self) -> bool:
+        return "timeout" in type(self.__cause__).__name__.lower()
 
 
 REWRITE_PROMPT = (
@@ -84,12 +89,14 @@ class Writer(Protocol):
 
 
 class OpenAIChatWriter:
-    """Groq or any OpenAI-compatible chat-completions server, streamed."""
+    """Groq or any OpenAI-compatible chat-completions server, streamed; an answer is at most
+    ``max_tokens`` tokens (the API's ``max_tokens``)."""
 
-    def __init__(self, name: str, client, model: str):
+    def __init__(self, name: str, client, model: str, max_tokens: int = 400):
         self.name = name
         self.client = client
         self.model = model
+        self.max_tokens = max_tokens
 
     def complete(self, system: str, user: str, max_tokens: int = 120) -> str:
         errors = _errors_of(self.client)
@@ -112,7 +119,7 @@ class OpenAIChatWriter:
         errors = _errors_of(self.client)
         try:
             with self.client.chat.completions.create(
-                    model=self.model, temperature=0, stream=True,
+                    model=self.model, temperature=0, stream=True, max_tokens=self.max_tokens,
                     messages=[{"role": "system", "content": SYSTEM_PROMPT},
                               {"role": "user", "content": user_prompt(question, passages, reason)}]) as chunks:
                 for chunk in chunks:
@@ -123,14 +130,18 @@ class OpenAIChatWriter:
 
 
 def _errors_of(client) -> tuple[type[BaseException], ...]:
+    """What the client raises for an outage, a rate limit or a timeout: its SDK's ``APIError``, and
+    httpx's errors, which a stream raises as it is read (a read time-out mid-answer)."""
+    import httpx
+
     mod = type(client).__module__.split(".")[0]
     if mod == "groq":
         import groq
 
-        return (groq.APIError,)
+        return (groq.APIError, httpx.HTTPError)
     import openai
 
-    return (openai.APIError,)
+    return (openai.APIError, httpx.HTTPError)
 
 
 def _gemini_errors() -> tuple[type[BaseException], ...]:
@@ -150,13 +161,15 @@ def _gemini_errors() -> tuple[type[BaseException], ...]:
 
 
 class GeminiWriter:
-    """Google Gemini through ``google-genai``, streamed."""
+    """Google Gemini through ``google-genai``, streamed; an answer is at most ``max_tokens`` tokens
+    (the API's ``max_output_tokens``)."""
 
     name = "gemini"
 
-    def __init__(self, client, model: str):
+    def __init__(self, client, model: str, max_tokens: int = 400):
         self.client = client
         self.model = model
+        self.max_tokens = max_tokens
 
     def complete(self, system: str, user: str, max_tokens: int = 120) -> str:
         from google.genai import types
@@ -178,7 +191,8 @@ class GeminiWriter:
         try:
             with contextlib.closing(self.client.models.generate_content_stream(
                     model=self.model, contents=user_prompt(question, passages, reason),
-                    config=types.GenerateContentConfig(system_instruction=SYSTEM_PROMPT, temperature=0))) as chunks:
+                    config=types.GenerateContentConfig(system_instruction=SYSTEM_PROMPT, temperature=0,
+                                                       max_output_tokens=self.max_tokens))) as chunks:
                 for chunk in chunks:
                     if chunk.text:
                         yield chunk.text
@@ -187,7 +201,9 @@ class GeminiWriter:
 
 
 def configured_writers(settings: Settings) -> list[Writer]:
-    """The cloud writers whose keys (or, for a local server, URL) are set, in ``writer_order``."""
+    """The cloud writers whose keys (or, for a local server, URL) are set, in ``writer_order``; each
+    with the connect and per-read time-out ``writer_timeout_s`` (seconds) and ``writer_max_tokens``.
+    The whole stream's time is bounded by its reader (:mod:`services.ask.bounded`)."""
     out: list[Writer] = []
     for name in [n.strip() for n in settings.writer_order.split(",") if n.strip()]:
         if name == "groq" and settings.groq_api_key:
@@ -195,7 +211,7 @@ def configured_writers(settings: Settings) -> list[Writer]:
 
             client = groq.Groq(api_key=settings.groq_api_key, base_url=settings.groq_base_url or None,
                                timeout=settings.writer_timeout_s, max_retries=0)
-            out.append(OpenAIChatWriter("groq", client, settings.groq_model))
+            out.append(OpenAIChatWriter("groq", client, settings.groq_model, settings.writer_max_tokens))
         elif name == "gemini" and settings.gemini_api_key:
             from google import genai
             from google.genai import types
@@ -204,11 +220,11 @@ def configured_writers(settings: Settings) -> list[Writer]:
                                      base_url=settings.gemini_base_url or None,
                                      retry_options=types.HttpRetryOptions(attempts=1))
             out.append(GeminiWriter(genai.Client(api_key=settings.gemini_api_key, http_options=opts),
-                                    settings.gemini_model))
+                                    settings.gemini_model, settings.writer_max_tokens))
         elif name == "openai" and settings.openai_base_url:
             import openai
 
             client = openai.OpenAI(api_key=settings.openai_api_key or "not-needed", base_url=settings.openai_base_url,
                                    timeout=settings.writer_timeout_s, max_retries=0)
-            out.append(OpenAIChatWriter("openai", client, settings.openai_model))
+            out.append(OpenAIChatWriter("openai", client, settings.openai_model, settings.writer_max_tokens))
     return out

@@ -219,7 +219,8 @@ class Timings(Answer):
 
 
 class AskAnswer(Answer):
-    """An answer (also the ``done`` event of the stream); ``declined`` when not covered."""
+    """An answer (also the ``done`` event of the stream); ``declined`` when not covered. ``reason``: a decline's; else the
+    bound that replaced or cut short a cloud writer's answer (writer_took_too_long, writer_answer_too_long, writers_busy)."""
 
     answer_id: str
     conversation_id: str

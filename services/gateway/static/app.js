@@ -442,6 +442,20 @@ function parseSSE(buf, onEvent) {
   return buf;
 }
 
+// why a model's answer was replaced by sentences quoted from the lectures, or cut short (AskAnswer.reason)
+const WRITER_NOTES = {
+  writer_took_too_long: "The model took too long",
+  writer_answer_too_long: "The model's answer ran too long",
+  writers_busy: "The model is busy",
+};
+
+function writerNote(payload) {
+  const why = WRITER_NOTES[payload.reason];
+  if (!why) return null;
+  const what = payload.writer === "extractive" ? "so this answer quotes the lectures" : "so its answer stops here";
+  return el("p", { class: "muted small writer-note", text: `${why}, ${what}.` });
+}
+
 async function ask(question) {
   const q = el("p", { class: "q", text: question });
   const body = el("p", { class: "body" }, el("span", { class: "typing", text: "…" }));
@@ -482,6 +496,8 @@ async function ask(question) {
         box.classList.add("declined");
         body.replaceChildren(el("span", { class: "declined-tag", text: "Not covered in these lectures" }),
           el("span", { class: "sentence", text: " " + payload.answer.replace(/^Not covered in these lectures\.?\s*/i, "") }));
+      } else if (writerNote(payload)) {
+        box.append(writerNote(payload));
       }
       box.append(feedbackControls(box, payload.answer_id));
     } else if (event === "error") {
