@@ -80,7 +80,8 @@ def grpc_error(e: grpc.RpcError, *, invalid: str = "invalid_question", exhausted
     """The HTTP error for a failed call to ask: NOT_FOUND 404; INVALID_ARGUMENT 400 ``invalid``;
     RESOURCE_EXHAUSTED 429 ``exhausted`` with Retry-After and ``wait_s`` from the trailing
     ``retry-after-s`` (300 s when absent); FAILED_PRECONDITION 422 ``precondition``; unreachable
-    503; anything else 500. The codes name the call's errors (e.g. ``regenerate_too_soon``)."""
+    503 ``ask_unavailable``; the call's time-out (DEADLINE_EXCEEDED) 504 ``ask_timeout``, "took too
+    long"; anything else 500. The codes name the call's errors (e.g. ``regenerate_too_soon``)."""
     code = e.code()
     if code == grpc.StatusCode.NOT_FOUND:
         return ApiError(404, "not_found", e.details())
@@ -91,7 +92,10 @@ def grpc_error(e: grpc.RpcError, *, invalid: str = "invalid_question", exhausted
         return ApiError(429, exhausted, e.details(), headers={"Retry-After": str(wait)}, extra={"wait_s": wait})
     if code == grpc.StatusCode.FAILED_PRECONDITION:
         return ApiError(422, precondition, e.details())
-    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return ApiError(504, "ask_timeout", "The answering service took too long; try again.",
+                        headers={"Retry-After": "5"})
+    if code == grpc.StatusCode.UNAVAILABLE:
         return ApiError(503, "ask_unavailable", "The answering service is not reachable; try again shortly.",
                         headers={"Retry-After": "5"})
     return ApiError(500, "ask_failed", "Answering failed.")

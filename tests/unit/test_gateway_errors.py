@@ -97,6 +97,32 @@ def test_an_unreachable_answering_service_says_when_to_retry():
     assert (e.status, e.code, e.headers) == (503, "ask_unavailable", {"Retry-After": "5"})
 
 
+def test_a_call_to_ask_that_runs_out_of_time_says_it_took_too_long():
+    """A real gRPC call past its deadline (issue 31: it used to be 503 "not reachable"): 504 ``ask_timeout``."""
+    import threading
+    from concurrent import futures
+
+    import grpc
+
+    release = threading.Event()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("Slow", {
+        "Call": grpc.unary_unary_rpc_method_handler(lambda req, ctx: release.wait(10) and b"",
+                                                   request_deserializer=bytes, response_serializer=bytes)}),))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            with pytest.raises(grpc.RpcError) as got:
+                channel.unary_unary("/Slow/Call", request_serializer=bytes, response_deserializer=bytes)(b"", timeout=0.3)
+    finally:
+        release.set()
+        server.stop(0)
+    e = errors.grpc_error(got.value)
+    assert got.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert (e.status, e.code, e.message) == (504, "ask_timeout", "The answering service took too long; try again.")
+
+
 def test_a_token_is_minted_only_for_an_address_sign_in_accepts():
     """``mint-token --email stu@probe.test`` used to make a token whose person no member route
     could name (email-validator refuses special-use domains): refused before anything is stored."""
