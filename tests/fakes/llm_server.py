@@ -6,13 +6,18 @@
 - Gemini: ``POST /v1beta|v1/models/<model>:streamGenerateContent?alt=sse`` (SSE of
   ``GenerateContentResponse`` JSON).
 
-Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."}``:
+Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."}`` (and ``"when":
+{"<words of a question>": "<mode>"}``: that mode for every provider's prompts that hold those words):
 ``down`` (503), ``429``, ``timeout`` (sleeps past the client's timeout), ``ok`` (a valid
 answer citing S1 inside its span), ``invalid`` (cites a passage that doesn't exist),
 ``invalid_once`` (invalid first, ok when asked again), ``not_covered``, ``ungrounded`` (cites S1
-inside its span with words S1 never says), ``invented_number`` (S1's words and a number S1 lacks). Follow-up rewrite prompts get "Standalone: <message> (following <last question>)"; exam-prep prompts ("Chapter: ...")
-a JSON question quoting the passage. Requests are
-recorded (``GET /_requests``).
+inside its span with words S1 never says), ``invented_number`` (S1's words and a number S1 lacks);
+streams that test the bounds on a writer (issue 31): ``slow`` (the ``ok`` answer, a word every
+``piece_s``), ``endless`` (``"blah "`` every ``piece_s`` with no sentence end, for ever), ``huge``
+(4 MB of ``"blah "`` with no full stop, at once), ``stalled`` (the ``ok`` answer's first words, then
+nothing for ``stall_s``). ``streams_open`` counts the streamed responses still being sent.
+Follow-up rewrite prompts get "Standalone: <message> (following <last question>)"; exam-prep
+prompts ("Chapter: ...") a JSON question quoting the passage. Requests are recorded (``GET /_requests``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import json
 import re
 import threading
 import time
+from typing import Iterator
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.serving import make_server
@@ -71,36 +77,48 @@ def answer_for(prompt: str, mode: str, attempt: int) -> str:
             f"That is what it says about {' '.join(first.split()[-2:])} (S1, {_clock(min(end, start + 2))}).")
 
 
+def _max_tokens(body: dict) -> int | None:
+    """The answer's token cap a request asks for: OpenAI's ``max_tokens``, Gemini's ``maxOutputTokens``."""
+    return body.get("max_tokens") or (body.get("generationConfig") or {}).get("maxOutputTokens")
+
+
 class FakeLLM:
     """Runs the fake on 127.0.0.1:<free port> in a thread; ``url`` is its base URL."""
 
     def __init__(self):
         self.modes = {"groq": "down", "gemini": "down", "openai": "down"}
+        self.when: dict[str, str] = {}
         self.requests: list[dict] = []
         self.attempts: dict[str, int] = {}
         self.sleep_s = 5.0
+        self.piece_s = 0.3
+        self.stall_s = 60.0
+        self.streams_open = 0
+        self._lock = threading.Lock()
         app = Flask("fake-llm")
 
         def behave(provider: str, prompt: str):
             self.requests.append({"provider": provider, "prompt": prompt,
                                   "auth": request.headers.get("Authorization") or request.headers.get("x-goog-api-key"),
-                                  "max_tokens": (request.get_json(silent=True) or {}).get("max_tokens")})
-            mode = self.modes[provider]
+                                  "max_tokens": _max_tokens(request.get_json(silent=True) or {})})
+            mode = next((m for words, m in self.when.items() if words in prompt), self.modes[provider])
             n = self.attempts.get(provider, 0)
             self.attempts[provider] = n + 1
             if mode == "down":
-                return None, Response(json.dumps({"error": {"message": "unavailable"}}), 503,
-                                      content_type="application/json")
+                return None, mode, Response(json.dumps({"error": {"message": "unavailable"}}), 503,
+                                            content_type="application/json")
             if mode == "429":
-                return None, Response(json.dumps({"error": {"message": "rate limit", "code": 429}}), 429,
-                                      content_type="application/json", headers={"retry-after": "30"})
+                return None, mode, Response(json.dumps({"error": {"message": "rate limit", "code": 429}}), 429,
+                                            content_type="application/json", headers={"retry-after": "30"})
             if mode == "timeout":
                 time.sleep(self.sleep_s)
-            return answer_for(prompt, mode, n), None
+            return answer_for(prompt, mode, n), mode, None
 
         @app.post("/_mode")
         def set_mode():
-            self.modes.update(request.get_json())
+            body = dict(request.get_json())
+            self.when = body.pop("when", {})
+            self.modes.update(body)
             self.attempts.clear()
             self.requests.clear()
             return {"ok": True}
@@ -112,7 +130,7 @@ class FakeLLM:
         def openai_stream(provider: str):
             body = request.get_json()
             prompt = body["messages"][-1]["content"]
-            text, err = behave(provider, prompt)
+            text, mode, err = behave(provider, prompt)
             if err is not None:
                 return err
             if not body.get("stream"):
@@ -121,7 +139,7 @@ class FakeLLM:
                                              "message": {"role": "assistant", "content": text}}],
                                 "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
             def gen():
-                for i, piece in enumerate(re.findall(r"\S+\s*", text)):
+                for i, piece in enumerate(self._counted(self._pieces(mode, text))):
                     chunk = {"id": "c1", "object": "chat.completion.chunk", "created": 0, "model": body["model"],
                              "choices": [{"index": 0, "delta": {"role": "assistant", "content": piece} if i == 0
                                           else {"content": piece}, "finish_reason": None}]}
@@ -140,14 +158,14 @@ class FakeLLM:
         def gemini(model_action: str):
             body = request.get_json()
             prompt = body["contents"][0]["parts"][0]["text"]
-            text, err = behave("gemini", prompt)
+            text, mode, err = behave("gemini", prompt)
             if err is not None:
                 return err
             if "streamGenerateContent" not in model_action:
                 return jsonify({"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "index": 0}]})
 
             def gen():
-                for piece in re.findall(r"\S+\s*", text):
+                for piece in self._counted(self._pieces(mode, text)):
                     chunk = {"candidates": [{"content": {"parts": [{"text": piece}], "role": "model"}, "index": 0}]}
                     yield f"data: {json.dumps(chunk)}\r\n\r\n"
 
@@ -157,6 +175,38 @@ class FakeLLM:
         self.url = f"http://127.0.0.1:{self._server.server_port}"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
         self._thread.start()
+
+    def _pieces(self, mode: str, text: str) -> Iterator[str]:
+        """``text`` cut into the pieces a stream sends, word by word, as ``mode`` sends them (see the
+        module docstring)."""
+        if mode == "endless":
+            while True:
+                time.sleep(self.piece_s)
+                yield "blah "
+        if mode == "huge":
+            for _ in range(4_000_000 // 100):
+                yield "blah " * 20
+            return
+        words = re.findall(r"\S+\s*", text)
+        if mode == "stalled":
+            yield from words[:3]
+            time.sleep(self.stall_s)
+            words = words[3:]
+        for word in words:
+            if mode == "slow":
+                time.sleep(self.piece_s)
+            yield word
+
+    def _counted(self, pieces: Iterator[str]) -> Iterator[str]:
+        """``pieces``, counted in ``streams_open`` until they end or the client goes (the server's next
+        write fails and closes this generator)."""
+        with self._lock:
+            self.streams_open += 1
+        try:
+            yield from pieces
+        finally:
+            with self._lock:
+                self.streams_open -= 1
 
     def close(self) -> None:
         self._server.shutdown()
