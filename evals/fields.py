@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import tempfile
 import time
@@ -210,13 +211,16 @@ def ask_rows(eph, cid: str, ids: dict, rows: list[dict], questions: list[dict], 
             rank = next((i + 1 for i, x in enumerate(res) if number_of.get(x["lecture_id"]) == q["lecture"]
                          and x["start_s"] < b0 and x["end_s"] > a0), 0)
             cites = [c for s in a["sentences"] for c in s["citations"]]
-            ok = (not a["declined"]) and any(number_of.get(c["lecture_id"]) == q["lecture"]
-                                              and a0 - 1 <= c["t_s"] <= b0 + 1 for c in cites)
+            inside = [number_of.get(c["lecture_id"]) == q["lecture"] and a0 - 1 <= c["t_s"] <= b0 + 1 for c in cites]
+            ok = (not a["declined"]) and any(inside)
+            focus = {"first_in_part": bool(inside and inside[0]) and not a["declined"],
+                     "cites_in_part": sum(inside) / len(inside) if inside and not a["declined"] else None}
         else:
             ok = bool(a["declined"])
+            focus = {}
         out.append({"id": q["id"], "field": fields.get(q["lecture"], "uncovered") if q["lecture"] else "uncovered",
                     "form": q["form"], "covered": q["covered"], "declined": a["declined"], "right": ok, "rank": rank,
-                    "question": q["question"], "answer": a["answer"][:300]})
+                    "question": q["question"], "answer": a["answer"][:300], **focus})
     return out
 
 
@@ -229,6 +233,9 @@ def summary(rows: list[dict]) -> dict:
                                                      for r in rows) / max(1, len(rows)),
             "covered_in_part": sum(r["right"] for r in cov) / max(1, len(cov)),
             "covered_declined": sum(r["declined"] for r in cov) / max(1, len(cov)),
+            "first_in_part": sum(r.get("first_in_part", False) for r in cov) / max(1, len(cov)),
+            "cites_in_part": statistics.mean([r["cites_in_part"] for r in cov if r.get("cites_in_part") is not None]
+                                             or [0.0]),
             "uncovered_declined": sum(r["declined"] for r in unc) / max(1, len(unc)) if unc else None,
             "recall_1": sum(r == 1 for r in ranks) / max(1, len(ranks)),
             "recall_3": sum(1 <= r <= 3 for r in ranks) / max(1, len(ranks)),
@@ -270,6 +277,8 @@ def markdown(res: dict) -> str:
              f"| slide terms present in the spoken transcript | {sum(r['slide_terms_heard'] for r in lec) / max(1, terms):.3f} ({terms} terms) |",
              f"| term error rate (all terms, spoken transcript) | {sum(r['ter'] for r in lec) / max(1, len(lec)):.3f} |",
              f"| covered questions answered citing inside their part | {t['covered_in_part']:.3f} |",
+             f"| covered questions whose first citation is inside their part | {t['first_in_part']:.3f} |",
+             f"| citations of answered covered questions inside their part (mean share) | {t['cites_in_part']:.3f} |",
              f"| covered questions declined | {t['covered_declined']:.3f} |",
              f"| uncovered questions declined | {t['uncovered_declined'] if t['uncovered_declined'] is None else round(t['uncovered_declined'], 3)} |",
              f"| right call | {t['right_call']:.3f} |",

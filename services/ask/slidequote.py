@@ -2,7 +2,10 @@
 
 A slide reaches the index as one sentence, ``"Title: item; item; item."``
 (:func:`lecturecopilot.slidetext.slide_sentence`: each bulleted or numbered line an item). A quote is the
-one item sharing most words with the question, whole; an item over ``SLIDE_WORDS`` words gives its best
+one item sharing most content words with the question (a plural counts as its singular), whole; when no
+item shares one, no item answers better than another and the items are quoted in order, as the list
+under the slide's title ("What are the two ways to resolve collisions?" → the slide "Two ways to resolve
+collisions" and all its items, not its first). An item over ``SLIDE_WORDS`` words gives its best
 sentence, then its best clause. Splits never fall inside brackets ("G = (V, E)", "(red or black; root
 black)") or at an abbreviation's dot ("Dijkstra vs. Bellman-Ford", "a.k.a. prefix tree"), and a quote is
 never empty, never only punctuation, never over ``SLIDE_CHARS`` characters (its title: ``TITLE_CHARS``).
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import re
 from typing import Callable
+
+from lecturecopilot.vocabulary import REFINE_STOP
 
 SLIDE_WORDS = 20   # a slide quoted in an answer: its title and at most this many words of its text
 SLIDE_CHARS = 200  # ... and at most this many characters (a URL or a formula can be one long "word")
@@ -80,6 +85,12 @@ def _cut(words: list[str]) -> str:
     return " ".join(kept).rstrip(".;,:") + "…"
 
 
+def _keys(text: str) -> set[str]:
+    """Content words of ``text``, lower-cased, a final "s" dropped from words of 4+ letters."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w
+            for w in _WORD.findall(text.lower()) if w not in REFINE_STOP}
+
+
 def slide_excerpt(text: str, query: str, is_talk: Callable[[str], bool] | None = None) -> str:
     """``text`` (a slide sentence, see the module doc) quoted for ``query`` as one sentence, ending in
     a full stop; "" when it holds nothing to quote (no letter or digit at all). ``is_talk(sentence)``
@@ -88,21 +99,28 @@ def slide_excerpt(text: str, query: str, is_talk: Callable[[str], bool] | None =
     title, _, body = text.partition(": ")
     if not body:
         title, body = "", text
-    want = set(_WORD.findall(query.lower()))
+    want = _keys(query)
 
     def best(units: list[str]) -> str:
         units = [u for u in units if _has_text(u)] or units
-        return max(units, key=lambda c: len(want & set(_WORD.findall(c.lower()))))
+        return max(units, key=lambda c: len(want & _keys(c)))
 
-    chosen = best(top_level_split(body.strip().rstrip("."), ";") or [body]).rstrip(".;,")
+    items = [u for u in top_level_split(body.strip().rstrip("."), ";") if _has_text(u)]
+    listed = len(items) > 1 and not any(want & _keys(u) for u in items)  # the list answers, not one item
+    if listed:  # whole items in order while within SLIDE_WORDS, then "…"
+        kept = [u.rstrip(".;,") for n, u in enumerate(items)
+                if sum(len(v.split()) for v in items[:n + 1]) <= SLIDE_WORDS] or [items[0]]
+        chosen = "; ".join(kept) + ("; \u2026" if len(kept) < len(items) else "")
+    else:
+        chosen = best(items or [body]).rstrip(".;,")
     if is_talk is not None:
         sents = _sentences(chosen)
         while len(sents) > 1 and is_talk(sents[0]):
             sents = sents[1:]
         chosen = " ".join(sents) or chosen
-    if len(chosen.split()) > SLIDE_WORDS:
+    if len(chosen.split()) > SLIDE_WORDS and not listed:
         chosen = best(_sentences(chosen) or [chosen]).rstrip(".;,")
-    if len(chosen.split()) > SLIDE_WORDS:
+    if len(chosen.split()) > SLIDE_WORDS and not listed:
         chosen = best(top_level_split(chosen, ",") or [chosen])
     title = title.strip().rstrip(":")
     if len(title) > TITLE_CHARS:

@@ -120,3 +120,25 @@ def test_hostile_slides_give_short_quotes_with_words_in_linear_time():
     t0 = time.perf_counter()
     slide_excerpt("Title: " + "abc etc. Abc " * 16000, "abc")  # 208 KB of abbreviations took 54 s
     assert time.perf_counter() - t0 < 5
+
+
+def test_a_slide_whose_items_share_no_word_with_the_question_is_quoted_as_its_list():
+    ways = slide_sentence(["Two ways to resolve collisions", "\u2022 Keep O(1) direct access by index",
+                           "\u2022 Open addressing: another free slot", "\u2022 Chaining: another structure per slot"])
+    assert slide_excerpt(ways, "What are the two ways to resolve collisions?") == (
+        "On the slide \u201cTwo ways to resolve collisions\u201d: \u201cKeep O(1) direct access by index; Open "
+        "addressing: another free slot; Chaining: another structure per slot\u201d.")
+    # an item that shares a content word is the quote, a plural counting as its singular
+    assert slide_excerpt(ways, "what slot does open addressing use?") == (
+        "On the slide \u201cTwo ways to resolve collisions\u201d: \u201cOpen addressing: another free slot\u201d.")
+    assert slide_excerpt(ways, "what structures does chaining use") == (
+        "On the slide \u201cTwo ways to resolve collisions\u201d: \u201cChaining: another structure per slot\u201d.")
+    # function words are not shared words: "the" and "by" do not pick the first item
+    assert "; " in slide_excerpt(ways, "what is the way by which collisions are resolved")
+    osmosis = slide_sentence(["Osmosis", "\u2022 Water crosses a semipermeable membrane",
+                              "\u2022 From low to high solute concentration", "\u2022 Driven by water potential",
+                              "\u2022 Plant cells become turgid", "\u2022 Animal cells may burst in pure water"])
+    listed = slide_excerpt(osmosis, "explain osmosis")
+    assert listed.startswith("On the slide \u201cOsmosis\u201d: \u201cWater crosses a semipermeable membrane; From")
+    assert listed.endswith("Plant cells become turgid; \u2026\u201d.")  # whole items within SLIDE_WORDS
+
