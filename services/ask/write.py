@@ -133,7 +133,10 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     too). Consecutive sentences keep the citations together on the moment that answers; the
     share of citations inside the gold span is measured by ``python -m evals.answers``. The run is
     then moved past a question it opens with, and grown when too short (:func:`answer_run`: up to
-    ``MAX_RUN`` sentences).
+    ``MAX_RUN`` sentences). The run opens the answer; the sentences :func:`_more` adds follow it, in
+    lecture order (in lecture order among all, an earlier moment that only shares words came first:
+    first citation inside the gold span 0.380 → 0.451 on MIT 6.006 dev, inside the part 0.824 →
+    0.892 on the fields dev lectures as captions, no other figure moved; see ``evals/README.md``).
 
     ``said``: sentences the previous answer of the conversation cited, as (lecture_id, start_s), for
     "why?" and "say that more simply": runs are then taken only from sentences not said yet, at least
@@ -168,9 +171,8 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     else:
         i, j = answer_run(sents, i, j)
     run = [(p, s) for s in sents[i:j]]
-    if not said:
-        run += _more(index, passages[:from_passages], query, query_vec, run)
-    return _written(sorted(run, key=lambda ps: (ps[0].hit.lecture_number, ps[1].start_s)), query)
+    more = [] if said else _more(index, passages[:from_passages], query, query_vec, run)
+    return _written(run + sorted(more, key=lambda ps: (ps[0].hit.lecture_number, ps[1].start_s)), query)
 
 
 TARGET_WORDS = 60     # an answer of about this many words, unless the question asks for more
