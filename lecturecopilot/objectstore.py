@@ -18,8 +18,11 @@ untouched for ``LC_MEDIA_CACHE_S`` go, then the least recently used ones until t
 in-process (one process per pod's folder in deploy/k8s; another process sharing the folder is
 covered only by :data:`WRITING_S`). The local copies of a lecture deleted elsewhere stay until
 evicted so.
-The gateway redirects the player to a presigned GET URL (:meth:`S3MediaStore.video_url`), where
-the store answers HTTP Range requests itself.
+The gateway redirects the player to a presigned GET URL (:meth:`S3MediaStore.video_url`, valid
+``LC_VIDEO_URL_S``, ten minutes by default), where the store answers HTTP Range requests itself.
+Multipart uploads a process died in the middle of stay in the store, unseen and billed, until
+aborted: :meth:`S3MediaStore.unfinished_uploads` lists them and :meth:`S3MediaStore.abort_upload`
+aborts one (ingest's sweeper, ``services/ingest/leftovers.py``); a deleted prefix's own go with it.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ ONE_GET = 1 << 62
 # sharing the folder (ingest beside the workers in one stack), whose pins this one cannot see: the
 # byte budget does not evict it (age eviction needs LC_MEDIA_CACHE_S, longer anyway).
 WRITING_S = 60.0
-VIDEO_URL_S = 6 * 3600  # presigned URL lifetime (s): 3 × the 2-hour LC_MAX_DURATION_S default (pauses, seeks)
+VIDEO_URL_S = 600  # presigned URL lifetime (s) unless the store is given another (LC_VIDEO_URL_S)
 
 
 def parse_media_url(url: str) -> tuple[str, str]:
@@ -86,12 +89,14 @@ class S3MediaStore(MediaStore):
     ``root`` (a local folder) as the working copy. ``client``: a boto3 S3 client (default
     :func:`s3_client`). ``public_endpoint``: the endpoint presigned URLs are signed for, as
     browsers reach the store (default: the client's; ignored with an injected ``client``).
+    ``video_url_s``: how long a presigned video URL stays valid (seconds).
     Errors of the store other than a missing object (``botocore`` exceptions) are raised as they
     come: a worker retries the event."""
 
     def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0,
-                 cache_bytes: int = 8 << 30, public_endpoint: str | None = None):
+                 cache_bytes: int = 8 << 30, public_endpoint: str | None = None, video_url_s: int = VIDEO_URL_S):
         super().__init__(root)
+        self.video_url_s = video_url_s
         # presigned URLs go to browsers: signed for the endpoint they can reach (LC_MEDIA_PUBLIC_ENDPOINT,
         # e.g. MinIO's Ingress) when the services reach the store under an in-cluster name
         self.public_endpoint = public_endpoint
@@ -240,10 +245,50 @@ class S3MediaStore(MediaStore):
         return True
 
     def delete_lecture(self, lecture_id: str) -> None:
-        """Deletes the local copy and every object under the lecture's prefix. A store that
-        refuses is logged (the lecture's rows are already gone), not raised."""
+        """Deletes the local copy and every object under the lecture's prefix, and aborts its
+        unfinished multipart uploads (a web copy going up meanwhile fails, and is not left behind).
+        A store that refuses is logged (the lecture's rows are already gone), not raised."""
         super().delete_lecture(lecture_id)
         self.delete_prefix(self._lecture_key(lecture_id) + "/")
+
+    def discard(self, uri: str, lecture_id: str) -> None:
+        """Deletes the one object ``uri`` of lecture ``lecture_id`` (what a stage wrote for a
+        lecture deleted meanwhile), and its local copy; a ``file://`` URI as
+        :meth:`MediaStore.discard`. Raises :class:`UnsafeMediaURI` as :meth:`_relative` says and
+        botocore's errors."""
+        if not uri.startswith("s3://"):
+            return super().discard(uri, lecture_id)
+        lecture_id = lecture_uuid(lecture_id)
+        rel = self._relative(uri, lecture_id)
+        local = self.root / "lectures" / lecture_id / rel
+        local.unlink(missing_ok=True)
+        local.with_name(f".{local.name}.etag").unlink(missing_ok=True)
+        self.client.delete_object(Bucket=self.bucket, Key=f"{self._lecture_key(lecture_id)}/{rel}")
+
+    def lecture_ids(self) -> list[str]:
+        """The names of the lecture folders (``prefix/lectures/<name>/``) that hold objects. Raises
+        botocore's errors."""
+        root = self.key("lectures") + "/"
+        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=root, Delimiter="/")
+        return [p["Prefix"][len(root):].rstrip("/") for page in pages for p in page.get("CommonPrefixes", [])]
+
+    def unfinished_uploads(self, prefix: str | None = None) -> list[dict]:
+        """The multipart uploads begun and neither completed nor aborted (``Key``, ``UploadId``,
+        ``Initiated``) whose keys start with ``prefix`` (default: this store's whole prefix).
+        Raises botocore's errors."""
+        if prefix is None:
+            prefix = self.prefix + "/" if self.prefix else ""
+        pages = self.client.get_paginator("list_multipart_uploads").paginate(Bucket=self.bucket, Prefix=prefix)
+        return [u for page in pages for u in page.get("Uploads", [])]
+
+    def abort_upload(self, key: str, upload_id: str) -> None:
+        """Aborts one unfinished multipart upload (its parts are freed); one already gone is no
+        error. Raises botocore's other errors."""
+        try:
+            self.client.abort_multipart_upload(Bucket=self.bucket, Key=key, UploadId=upload_id)
+        except Exception as e:
+            if not _missing(e):
+                raise
 
     def objects(self, prefix: str) -> list[dict]:
         """The objects (``Key``, ``Size``, ``LastModified``) whose keys start with ``prefix``.
@@ -252,8 +297,14 @@ class S3MediaStore(MediaStore):
         return [o for page in pages for o in page.get("Contents", [])]
 
     def delete_prefix(self, prefix: str) -> bool:
-        """Deletes every object whose key starts with ``prefix``; False (logged) when the store
-        refused, True when they are gone."""
+        """Deletes every object whose key starts with ``prefix`` and aborts the unfinished multipart
+        uploads there (an upload going on meanwhile fails); False (logged) when the store refused,
+        True when they are gone."""
+        try:  # keys without ListBucketMultipartUploads / AbortMultipartUpload still delete the objects
+            for upload in self.unfinished_uploads(prefix):
+                self.abort_upload(upload["Key"], upload["UploadId"])
+        except Exception as e:
+            log.warning("aborting the unfinished uploads under s3://%s/%s failed: %s", self.bucket, prefix, e)
         try:
             pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
             for page in pages:  # at most 1000 keys a page, the most delete_objects takes
@@ -266,7 +317,7 @@ class S3MediaStore(MediaStore):
         return True
 
     def video_url(self, value: str) -> str | None:
-        """A presigned GET URL (valid :data:`VIDEO_URL_S` seconds) of the ``s3://`` object
+        """A presigned GET URL (valid ``video_url_s`` seconds) of the ``s3://`` object
         ``value``; None for a local path (a lecture stored before object storage was on). Raises
         :class:`MediaUnavailable` when no credentials are configured."""
         from botocore.exceptions import NoCredentialsError
@@ -275,7 +326,7 @@ class S3MediaStore(MediaStore):
             return None
         parsed = urlparse(value)
         try:
-            return self._signer.generate_presigned_url("get_object", ExpiresIn=VIDEO_URL_S, Params={
+            return self._signer.generate_presigned_url("get_object", ExpiresIn=self.video_url_s, Params={
                 "Bucket": parsed.netloc, "Key": parsed.path[1:], "ResponseContentType": "video/mp4"})
         except NoCredentialsError:
             raise MediaUnavailable("The media store has no credentials (set AWS_ACCESS_KEY_ID and "
@@ -317,6 +368,6 @@ def _usage(folder: Path) -> tuple[float, int]:
 
 
 def _missing(e: Exception) -> bool:
-    """Whether a botocore error says the object does not exist."""
+    """Whether a botocore error says the object (or the multipart upload) does not exist."""
     code = str(getattr(e, "response", {}).get("Error", {}).get("Code", ""))
-    return code in ("404", "NoSuchKey", "NotFound")
+    return code in ("404", "NoSuchKey", "NotFound", "NoSuchUpload")

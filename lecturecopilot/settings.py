@@ -46,6 +46,11 @@ class Settings(BaseSettings):
     media_cache_bytes: int = Field(default=8 << 30, gt=0, description="With object storage: before a download, "
                                    "the least recently used local lecture copies (not those being worked on) are "
                                    "removed until the copies and the download fit in this many bytes (8 GiB).")
+    video_url_s: int = Field(default=600, ge=1, le=7 * 24 * 3600, description="With object storage: how long a "
+                             "presigned video URL the player is sent to stays valid (seconds; SigV4 allows 7 days "
+                             "at most). Access is checked when a URL is handed out, so after a course turns private "
+                             "or a member is removed a URL given out earlier still plays for up to this long; the "
+                             "player asks for a fresh one when its URL expires.")
 
     stream: str = Field(default="LECTURES", description="JetStream stream holding the lecture.* subjects.")
     max_deliver: int = Field(default=5, description="Deliveries of one event before it goes to the dead-letter subject.")

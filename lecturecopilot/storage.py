@@ -68,7 +68,7 @@ class MediaStore:
 
             return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
                                 cache_s=settings.media_cache_s, cache_bytes=settings.media_cache_bytes,
-                                public_endpoint=settings.media_public_endpoint)
+                                public_endpoint=settings.media_public_endpoint, video_url_s=settings.video_url_s)
         return cls(settings.media_dir)
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
@@ -109,6 +109,11 @@ class MediaStore:
 
     def delete_lecture(self, lecture_id: str) -> None:
         shutil.rmtree(self.root / "lectures" / lecture_id, ignore_errors=True)
+
+    def discard(self, uri: str, lecture_id: str) -> None:
+        """Deletes the one stored file ``uri`` of lecture ``lecture_id`` (what a stage wrote for a
+        lecture deleted meanwhile). Raises :class:`UnsafeMediaURI` as :meth:`resolve` says."""
+        self.resolve(uri, lecture_id).unlink(missing_ok=True)
 
     def resolve(self, uri: str, lecture_id: str) -> Path:
         """The local path a ``file://`` URI of lecture ``lecture_id`` names, after ``..`` and

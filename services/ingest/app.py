@@ -9,7 +9,9 @@ Resumable: ``POST /v1/courses/<course_id>/uploads`` (JSON ``filename``, ``size``
 201 status; ``PUT /v1/uploads/<id>`` with ``Content-Range: bytes a-b/size`` per chunk → 200 status
 (202 with ``lecture_id`` after the last one); ``GET /v1/uploads/<id>`` → the offset;
 ``GET /v1/uploads/<id>/course`` → ``{"upload_id", "course_id"}`` (404 unknown). A thread sweeps
-uploads (expiry, interrupted finishes) at start and every few seconds (``resumable.sweep``).
+uploads (expiry, interrupted finishes) at start and every few seconds (``resumable.sweep``), then
+what crashes and races left in the media store: unfinished multipart uploads, spool files,
+objects of deleted lectures (``leftovers.sweep``).
 The routes are :mod:`.routes`' blueprints; errors and body bounds are wired in :mod:`.web`.
 Request bodies are bounded in time (``httpserve.bounded_bodies``), a little beyond the gateway's
 bounds so that the gateway, which faces the client, is the one that drops a slow upload.
@@ -30,7 +32,7 @@ from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import get_settings
 from lecturecopilot.storage import MediaStore
 
-from . import resumable, web
+from . import leftovers, resumable, web
 from .routes import BLUEPRINTS
 from .store import IngestStore
 
@@ -38,12 +40,17 @@ log = logging.getLogger("services.ingest")
 
 
 def _sweeper(parts: web.Ingest) -> None:
-    """Sweeps resumable uploads at start and every ``sweep_interval_s`` (see resumable.sweep)."""
+    """Sweeps resumable uploads (see resumable.sweep), then what crashes and races left in the
+    media store (see leftovers.sweep), at start and every ``sweep_interval_s``."""
     while True:
         try:
             resumable.sweep(settings=parts.settings, records=parts.records, store=parts.store, publish=parts.publish)
         except Exception:
             log.exception("sweeping uploads failed")
+        try:
+            leftovers.sweep(settings=parts.settings, records=parts.records, store=parts.store)
+        except Exception:
+            log.exception("sweeping leftovers failed")
         time.sleep(resumable.sweep_interval_s(parts.settings))
 
 

@@ -12,7 +12,9 @@ import logging
 import os
 import re
 import shutil
+import threading
 import uuid
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
@@ -156,6 +158,17 @@ def check_upload(*, records: IngestStore, course_id: str, title, number: int | N
     return course_id, title, video_name, captions_name
 
 
+_ingesting: Counter[str] = Counter()  # lectures this process is storing and registering now (see ingesting)
+_ingesting_guard = threading.Lock()
+
+
+def ingesting() -> set[str]:
+    """The ids of the lectures this process is storing and registering now (whose files and
+    objects have no row yet)."""
+    with _ingesting_guard:
+        return set(_ingesting)
+
+
 def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStore,
                    publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
                    video: Upload | None, captions: Upload | None, language: str = "",
@@ -177,6 +190,22 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
         if up is not None:
             up.filename = name
     lecture_id = lecture_id or str(uuid.uuid4())
+    with _ingesting_guard:
+        _ingesting[lecture_id] += 1  # the leftovers sweep spares its files and objects until it is registered
+    try:
+        return _ingest(settings, records, store, publish, lecture_id=lecture_id, course_id=course_id, title=title,
+                       number=number, video=video, captions=captions, language=language, upload_id=upload_id)
+    finally:
+        with _ingesting_guard:
+            _ingesting[lecture_id] -= 1
+            if _ingesting[lecture_id] <= 0:
+                del _ingesting[lecture_id]
+
+
+def _ingest(settings: Settings, records: IngestStore, store: MediaStore, publish: Callable[[str, bytes, str], None],
+            *, lecture_id: str, course_id: str, title: str, number: int | None, video: Upload | None,
+            captions: Upload | None, language: str, upload_id: str | None) -> dict:
+    """:func:`ingest_lecture`'s work once its metadata passed the checks."""
     folder = store.lecture_dir(lecture_id)
     try:
         media_uri = captions_uri = ""

@@ -141,6 +141,13 @@ class IngestStore:
         with self.pool.connection() as conn:
             return conn.execute("SELECT * FROM lectures WHERE id=%s", (lecture_id,)).fetchone()
 
+    @db.retry_on_disconnect
+    def existing_lectures(self, lecture_ids: Sequence[str]) -> set[str]:
+        """Those of ``lecture_ids`` (UUID strings) that have a row (retried)."""
+        with self.pool.connection() as conn:
+            return {str(r["id"]) for r in conn.execute("SELECT id FROM lectures WHERE id = ANY(%s::uuid[])",
+                                                       (list(lecture_ids),)).fetchall()}
+
     def requeue_failed(self, lecture_id: str) -> dict | None:
         """A failed lecture bumped to its next ``generation`` and reset to ``queued`` (its row as it
         is then), or None when there is no failed lecture with this id."""

@@ -121,7 +121,10 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
     lecture's own folder of the store and renamed, so the player is never served half a file;
     until it exists the original is served. A copy that cannot be made is logged and the
     original stays in use. With object storage the copy is uploaded beside the source
-    (:meth:`MediaStore.keep`) before the row names it, and its local file goes.
+    (:meth:`MediaStore.keep`) before the row names it, and its local file goes. A lecture deleted
+    while the copy was made gets nothing stored; one deleted while the copy went up (its objects
+    deleted before this one arrived) has the copy removed again (:meth:`MediaStore.discard`), and
+    ingest's sweep removes what a crash in between leaves (``services/ingest/leftovers.py``).
     """
     if not event.media_uri:
         return None
@@ -141,12 +144,26 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
         tmp.unlink(missing_ok=True)
         return None
     tmp.replace(dst)
+    if not _lecture_exists(ctx):  # deleted while the copy was made: nothing is written for it
+        dst.unlink(missing_ok=True)
+        log.info("no web copy for %s: the lecture was deleted meanwhile", ctx.lecture_id)
+        return None
     # with object storage: uploaded beside the source, and the local copy dropped (the player gets a
     # presigned URL of the object; nothing reads web.mp4 locally), so it takes no room in the cache
-    stored = store.column(store.keep(dst, ctx.lecture_id, move=True))
+    uri = store.keep(dst, ctx.lecture_id, move=True)
     with ctx.pool.connection() as conn:
-        conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s", (stored, ctx.lecture_id))
+        named = conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s",
+                             (store.column(uri), ctx.lecture_id)).rowcount
+    if not named:  # deleted while it went up (after its objects were): what this stage wrote goes too
+        store.discard(uri, ctx.lecture_id)
+        log.info("web copy of %s removed: the lecture was deleted meanwhile", ctx.lecture_id)
     return None
+
+
+def _lecture_exists(ctx: StageContext) -> bool:
+    """Whether the lecture still has its row."""
+    with ctx.pool.connection() as conn:
+        return conn.execute("SELECT 1 FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone() is not None
 
 
 def _read_and_store_slides(ctx: StageContext, path: Path | None, info: media.ProbeResult | None,

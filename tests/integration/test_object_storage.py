@@ -2,8 +2,13 @@
 S3 server started on a free loopback port: upload → the objects are in the bucket → ready (the
 workers read local copies of the objects) → the web copy is an object too → the player's /video
 redirects to a presigned URL that answers Range → ask cites the lecture → an event naming another
-lecture's object is refused → deleting the lecture and the course removes their objects.
-Its own stack (real NATS, Postgres, ffmpeg, faster-whisper), with the AWS_* variables set."""
+lecture's object is refused → deleting the lecture and the course removes their objects; resumable
+uploads whose chunks are objects; what races and crashes leave (a web copy landing after its lecture
+was deleted, ingest killed mid-upload, then its sweep of the leftovers); a presigned URL that expires
+after ``LC_VIDEO_URL_S`` and the player in Chromium asking for a fresh one.
+Its own stack (real NATS, Postgres, ffmpeg, faster-whisper), with the AWS_* variables set; moto's
+server is fronted by ``tests/fakes/s3_server.py``, which refuses expired presigned URLs as real stores
+do and lets a test hold a request (to stop a client mid-upload)."""
 
 from __future__ import annotations
 
@@ -23,6 +28,7 @@ pytestmark = pytest.mark.slow
 
 PREFIX = "lc/media"
 MIN_CHUNK = 5  # LC_UPLOAD_MIN_CHUNK_BYTES of this stack (the smallest chunk the tests below send)
+VIDEO_URL_S = 4  # LC_VIDEO_URL_S of this stack
 VTT = b"WEBVTT\n\n00:01.000 --> 00:06.000\nCounting sort counts how many times each key appears.\n"
 
 
@@ -39,7 +45,9 @@ def s3stack(tmp_path_factory):
     os.environ["LC_TEST_NATS"] = "embedded"
     try:
         # the synthetic videos are small: a minimum of MIN_CHUNK bytes (not 5 MiB) keeps their chunks legal
-        env = {**s3.env, "LC_MEDIA_URL": f"s3://{s3.bucket}/{PREFIX}", "LC_UPLOAD_MIN_CHUNK_BYTES": str(MIN_CHUNK)}
+        # presigned video URLs of VIDEO_URL_S seconds, so that one expires within a test
+        env = {**s3.env, "LC_MEDIA_URL": f"s3://{s3.bucket}/{PREFIX}", "LC_UPLOAD_MIN_CHUNK_BYTES": str(MIN_CHUNK),
+               "LC_VIDEO_URL_S": str(VIDEO_URL_S)}
         with ephemeral(tmp_path_factory.mktemp("lc-s3"), extra_env=env) as eph:
             yield eph, s3
     finally:
@@ -284,3 +292,186 @@ def test_ingest_killed_while_finishing_an_s3_upload_finishes_it_after_restart(s3
     assert eph.wait_ready(st["lecture_id"])["status"] == "ready"
     lectures = requests.get(f"{eph.base}/api/courses/{course}", timeout=10).json()["lectures"]
     assert [(lec["id"], lec["title"]) for lec in lectures] == [(st["lecture_id"], "Survivor")]
+
+
+# -- leftovers: what races and crashes left in the bucket and the spool folders (issue 31, item 3) --
+
+def _ingest_pid(eph) -> int:
+    return int((eph.settings.data_dir / "run" / "ingest.pid").read_text())
+
+
+def _kill_ingest(eph) -> None:
+    """SIGKILL of ingest's process group, waited for."""
+    import signal
+
+    from lecturecopilot import stack as stack_mod
+
+    pid = _ingest_pid(eph)
+    os.killpg(pid, signal.SIGKILL)
+    deadline = time.time() + 10
+    while stack_mod._alive(pid) and time.time() < deadline:
+        time.sleep(0.05)
+
+
+def _start_ingest(eph, **env: str) -> None:
+    """Starts ingest again (the other services run on), with ``env`` added to its environment."""
+    from lecturecopilot import stack as stack_mod
+
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        stack_mod.up(eph.settings, quiet=True)
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _eventually(check, timeout_s: float = 60) -> bool:
+    deadline = time.time() + timeout_s
+    while not check():
+        if time.time() > deadline:
+            return False
+        time.sleep(0.3)
+    return True
+
+
+def test_a_lecture_deleted_while_its_web_copy_goes_up_keeps_no_object(s3stack, synth_video):
+    """Deleting a lecture while the web-copy stage sends ``web.mp4`` up (its PUT held by the store
+    until the deletion is done, so the object lands after the lecture's objects were deleted): the
+    stage finds no row to name it and deletes what it wrote; nothing stays under the lecture's prefix."""
+    eph, s3 = s3stack
+    course = eph.create_course("Deleted during its web copy (object storage)")
+    with s3.hold("PUT", "/web.mp4") as web:
+        with open(synth_video[0].path, "rb") as f:
+            lid = _upload(eph, course, {"video": ("lecture.mp4", f, "video/mp4")}, "Deleted while copied")
+        folder = f"{PREFIX}/lectures/{lid}/"
+        assert web.arrived.wait(180), "the web copy never went up"
+        assert web.paths[0].endswith(f"/{folder}web.mp4")
+        assert requests.delete(f"{eph.base}/api/lectures/{lid}", headers=eph.admin, timeout=30).status_code == 204
+        assert s3.keys(folder) == []
+        web.release()
+        assert web.answered.wait(30)  # web.mp4 is in the bucket now, after the lecture's deletion
+    assert _eventually(lambda: s3.keys(folder) == [], 30), s3.keys(folder)
+    assert s3.unfinished(folder) == []
+
+
+def test_ingest_killed_mid_upload_leaves_nothing_once_its_sweeper_ran(s3stack, synth_video):
+    """SIGKILL of ingest while it sends a plain upload's source up (its PUT held by the store) and a
+    16 MiB resumable chunk up in parts (a part held) leaves the source in its local lecture folder,
+    the chunk spooled in ``uploads/``, an unfinished multipart upload, and maybe the source's object
+    with no lecture row; an object of a lecture with no row (a web copy a crash kept from being
+    removed again) and an unfinished upload of a live lecture's web copy (a worker killed) are there
+    too. Started again, with ``LC_UPLOAD_IDLE_S`` of 2 s (the age past which these count as left
+    over), ingest's sweeper aborts the multipart uploads and removes the files and the objects, at
+    start and periodically; a live lecture's objects stay."""
+    import threading
+
+    eph, s3 = s3stack
+    course = eph.create_course("Killed mid-upload (object storage)")
+    live = _upload(eph, course, {"captions": ("c.vtt", VTT, "text/vtt")}, "Stays")
+    assert eph.wait_ready(live)["status"] == "ready"
+    orphan = str(uuid.uuid4())
+    s3.client().put_object(Bucket=s3.bucket, Key=f"{PREFIX}/lectures/{orphan}/web.mp4", Body=b"a web copy")
+    # what a worker killed while its web copy went up in parts leaves beside a live lecture's objects
+    s3.client().create_multipart_upload(Bucket=s3.bucket, Key=f"{PREFIX}/lectures/{live}/web.mp4")
+    size = 32 << 20
+    uid = _start_upload(eph, course, size, title="Cut off", number=9)
+    media = eph.settings.media_dir
+    requests_made = []
+    try:
+        with s3.hold("PUT", "/source.mp4") as source, s3.hold("PUT", f"/uploads/{uid}/", "partNumber=") as part:
+            def plain():
+                with open(synth_video[0].path, "rb") as f:
+                    requests_made.append(requests.post(f"{eph.base}/api/courses/{course}/lectures", headers=eph.admin,
+                                                       files={"video": ("lecture.mp4", f, "video/mp4")},
+                                                       data={"title": "Killed"}, timeout=120))
+
+            def chunk():
+                requests_made.append(_put(eph, uid, os.urandom(16 << 20), 0, size))
+
+            threads = [threading.Thread(target=t, daemon=True) for t in (plain, chunk)]
+            for t in threads:
+                t.start()
+            assert source.arrived.wait(60) and part.arrived.wait(60)
+            _kill_ingest(eph)
+        for t in threads:
+            t.join(60)
+        lid = source.paths[0].split("/lectures/", 1)[1].split("/", 1)[0]
+        # what the crash left: the spooled source and chunk, a multipart upload no one will finish
+        assert (media / "lectures" / lid / "source.mp4").is_file()
+        assert list((media / "uploads").glob(f"{uid}.*.chunk"))
+        assert s3.unfinished(f"{PREFIX}/uploads/{uid}/") and s3.unfinished(f"{PREFIX}/lectures/{live}/")
+        live_keys = s3.keys(f"{PREFIX}/lectures/{live}/")
+        assert live_keys
+        _start_ingest(eph, LC_UPLOAD_IDLE_S="2")
+
+        def swept() -> bool:
+            return (s3.unfinished(PREFIX + "/") == [] and not list((media / "uploads").glob("*.chunk"))
+                    and not (media / "lectures" / lid).exists() and s3.keys(f"{PREFIX}/lectures/{lid}/") == []
+                    and s3.keys(f"{PREFIX}/lectures/{orphan}/") == [])
+
+        assert _eventually(swept, 60), (s3.unfinished(PREFIX + "/"), list((media / "uploads").glob("*")),
+                                        (media / "lectures" / lid).exists(), s3.keys(f"{PREFIX}/lectures/{lid}/"),
+                                        s3.keys(f"{PREFIX}/lectures/{orphan}/"))
+        assert s3.keys(f"{PREFIX}/lectures/{live}/") == live_keys
+        r = requests.get(f"{eph.base}/api/lectures/{live}", timeout=10)
+        assert r.status_code == 200 and r.json()["status"] == "ready"
+    finally:
+        _kill_ingest(eph)
+        _start_ingest(eph)  # as it was: LC_UPLOAD_IDLE_S of the stack
+
+
+# -- the player's presigned URL lives LC_VIDEO_URL_S (issue 31, item 4) --
+
+def test_a_video_url_expires_after_its_lifetime_and_the_player_asks_for_a_fresh_one(s3stack, synth_video):
+    """/video's redirect (never cached) is to a URL valid ``LC_VIDEO_URL_S``: past it the store
+    refuses it, and /video gives a fresh one. In a browser, the player that meets a refused URL
+    while playing the lecture asks /video again and plays on from where it was."""
+    import shutil
+    from urllib.parse import parse_qs, urlsplit
+
+    from playwright.sync_api import sync_playwright
+
+    eph, s3 = s3stack
+    course = eph.create_course("Expiring video URLs (object storage)")
+    with open(synth_video[0].path, "rb") as f:
+        lid = _upload(eph, course, {"video": ("lecture.mp4", f, "video/mp4")}, "Expiring")
+    assert eph.wait_ready(lid)["status"] == "ready"
+    assert _eventually(lambda: (_row(eph, lid)["web_path"] or "").startswith("s3://"), 120)
+    r = requests.get(f"{eph.base}/api/lectures/{lid}/video", allow_redirects=False, timeout=10)
+    assert r.status_code == 302 and r.headers["Cache-Control"] == "no-store"
+    url = r.headers["Location"]
+    assert parse_qs(urlsplit(url).query)["X-Amz-Expires"] == [str(VIDEO_URL_S)]
+    assert requests.get(url, headers={"Range": "bytes=0-99"}, timeout=10).status_code == 206
+    time.sleep(VIDEO_URL_S + 1.5)
+    r = requests.get(url, headers={"Range": "bytes=0-99"}, timeout=10)
+    assert r.status_code == 403 and b"Request has expired" in r.content
+    r = requests.get(f"{eph.base}/api/lectures/{lid}/video", headers={"Range": "bytes=0-99"}, timeout=10)
+    assert r.status_code == 206 and r.url != url  # a fresh URL
+
+    chromium = shutil.which("chromium") or "/usr/bin/chromium"
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, headless=True, args=[
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--mute-audio",
+            "--autoplay-policy=no-user-gesture-required"])
+        try:
+            page = browser.new_page()
+            page.goto(f"{eph.base}/courses/{course}?lecture={lid}")
+            page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=30000)
+            page.evaluate("() => { document.querySelector('#player').currentTime = 3; }")
+            page.wait_for_function("() => { const p = document.querySelector('#player'); "
+                                   "return !p.seeking && Math.abs(p.currentTime - 3) < 0.1; }", timeout=30000)
+            asked = []
+            page.on("request", lambda req: asked.append(req.url) if f"/api/lectures/{lid}/video" in req.url else None)
+            # what the player meets when its URL's time is up: the store refuses the next request
+            page.evaluate("url => { document.querySelector('#player').src = url; }", url)
+            page.wait_for_function(f"""() => {{ const p = document.querySelector('#player');
+                return p.readyState >= 1 && p.src.endsWith('/api/lectures/{lid}/video'); }}""", timeout=30000)
+            assert asked, "the player did not ask /video again"
+            assert "no video" not in page.inner_text("#now-playing")
+            assert abs(page.evaluate("() => document.querySelector('#player').currentTime") - 3) < 0.5
+        finally:
+            browser.close()

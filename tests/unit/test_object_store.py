@@ -99,6 +99,50 @@ def test_deleting_a_lecture_removes_its_objects_and_only_those(store, s3):
     assert not (store.root / "lectures" / gone).exists()
 
 
+def test_deleting_a_lecture_aborts_its_unfinished_uploads_and_a_discarded_object_goes_alone(store, s3):
+    lid, other = str(uuid.uuid4()), str(uuid.uuid4())
+    mine = s3.client().create_multipart_upload(Bucket=s3.bucket, Key=f"courses/x/lectures/{lid}/web.mp4")
+    s3.client().create_multipart_upload(Bucket=s3.bucket, Key=f"courses/x/lectures/{other}/web.mp4")
+    assert [u["Key"] for u in store.unfinished_uploads(f"courses/x/lectures/{lid}/")] == [
+        f"courses/x/lectures/{lid}/web.mp4"]
+    assert len(store.unfinished_uploads()) == 2  # the whole prefix
+    store.delete_lecture(lid)
+    assert s3.unfinished(f"courses/x/lectures/{lid}/") == [] and s3.unfinished(f"courses/x/lectures/{other}/")
+    store.abort_upload(f"courses/x/lectures/{lid}/web.mp4", mine["UploadId"])  # already gone: no error
+    for name in ("source.mp4", "web.mp4"):
+        (store.lecture_dir(other) / name).write_bytes(b"x")
+    uri = store.keep(store.lecture_dir(other) / "web.mp4", other)
+    store.keep(store.lecture_dir(other) / "source.mp4", other)
+    assert other in store.lecture_ids() and lid not in store.lecture_ids()
+    store.discard(uri, other)
+    assert s3.keys(f"courses/x/lectures/{other}/") == [f"courses/x/lectures/{other}/source.mp4"]
+    assert not (store.lecture_dir(other) / "web.mp4").exists()
+    with pytest.raises(UnsafeMediaURI):
+        store.discard(f"s3://{s3.bucket}/courses/x/lectures/{other}/source.mp4", lid)  # not its own lecture's
+
+
+def test_a_video_url_lives_ten_minutes_unless_set_and_the_store_refuses_it_after(s3, tmp_path):
+    from urllib.parse import parse_qs, urlsplit
+
+    from botocore.config import Config
+
+    lid = str(uuid.uuid4())
+    sigv4 = s3.client(config=Config(signature_version="s3v4"))  # as lecturecopilot.objectstore.s3_client signs
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=sigv4)
+    src = store.lecture_dir(lid) / "web.mp4"
+    src.write_bytes(b"v" * 100)
+    uri = store.keep(src, lid)
+    assert parse_qs(urlsplit(store.video_url(uri)).query)["X-Amz-Expires"] == ["600"]
+    short = S3MediaStore(tmp_path / "media2", f"s3://{s3.bucket}/courses/x", client=sigv4, video_url_s=1)
+    url = short.video_url(uri)
+    assert parse_qs(urlsplit(url).query)["X-Amz-Expires"] == ["1"]
+    assert requests.get(url, timeout=10).status_code == 200
+    time.sleep(2.1)
+    r = requests.get(url, timeout=10)
+    assert r.status_code == 403 and b"Request has expired" in r.content  # as AWS, MinIO and R2 answer
+    assert requests.get(short.video_url(uri), timeout=10).content == b"v" * 100  # a fresh one plays
+
+
 def test_the_video_url_is_presigned_on_the_stores_origin_and_answers_range(store, s3):
     lid = str(uuid.uuid4())
     src = store.lecture_dir(lid) / "web.mp4"
@@ -120,6 +164,10 @@ def test_settings_select_the_backend(tmp_path, s3, monkeypatch):
     assert isinstance(remote, S3MediaStore) and (remote.bucket, remote.prefix) == (s3.bucket, "p")
     assert remote.media_origin() == s3.endpoint  # boto3 read AWS_ENDPOINT_URL
     assert "X-Amz-Signature=" in remote.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")  # SigV4 (R2 needs it)
+    assert "X-Amz-Expires=600&" in remote.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")  # LC_VIDEO_URL_S
+    monkeypatch.setenv("LC_VIDEO_URL_S", "120")
+    briefer = MediaStore.from_settings(Settings(data_dir=tmp_path, media_url=f"s3://{s3.bucket}/p"))
+    assert "X-Amz-Expires=120&" in briefer.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")
     lid = str(uuid.uuid4())
     (remote.lecture_dir(lid) / "captions.vtt").write_text("WEBVTT\n")
     assert remote.keep(remote.lecture_dir(lid) / "captions.vtt", lid) == f"s3://{s3.bucket}/p/lectures/{lid}/captions.vtt"

@@ -180,7 +180,8 @@ def lecture_events(lecture_id: str):
 @returns(None, 302, media="", description="with object storage (LC_MEDIA_URL): to a presigned URL of the video")
 def get_video(lecture_id: str):
     """The lecture's playable video (the web copy, else the upload); 404 ``no_video`` before it exists.
-    With object storage: 302 to a presigned URL of the object (the store answers Range requests);
+    With object storage: 302 (``no-store``) to a presigned URL of the object, valid
+    ``LC_VIDEO_URL_S`` (the store answers Range requests; the player asks again when it expires);
     503 ``media_unavailable`` when the store has no credentials; 429 ``too_many_streams`` beyond
     ``LC_MAX_VIDEO_STREAMS`` / ``LC_MAX_VIDEO_STREAMS_PERSON`` bodies at once. A public course's video may be
     kept an hour by any cache (``public``); a private course's only by the viewer's browser
@@ -192,8 +193,10 @@ def get_video(lecture_id: str):
         url = path and ctx().media.video_url(path)
     except MediaUnavailable as e:
         raise ApiError(503, "media_unavailable", str(e)) from None
-    if url:
-        return redirect(url, 302)
+    if url:  # valid LC_VIDEO_URL_S: never cached, so that the player's next request gets a fresh one
+        resp = redirect(url, 302)
+        resp.headers["Cache-Control"] = "no-store"
+        return resp
     if not path or not Path(path).exists():
         raise ApiError(404, "no_video", "This lecture has no playable video (yet).")
     # werkzeug answers Range requests (206 Partial Content) for conditional=True; a Range it cannot read

@@ -201,9 +201,40 @@ $("#player").addEventListener("timeupdate", () => {
   if (li && document.activeElement !== $("#transcript")) scrollTranscriptTo(li);
 });
 
+// With object storage the video comes from a presigned URL that the store honours for LC_VIDEO_URL_S
+// (10 minutes); past that its next request is refused and the player fails. A player that had loaded
+// the current lecture's video asks /video again (a fresh URL: the redirect is never cached) and goes on
+// from where it was, at most once in VIDEO_REFRESH_MS; one that never loaded it shows "no video".
+const VIDEO_REFRESH_MS = 30000;
+
+$("#player").addEventListener("loadedmetadata", () => {
+  $("#player").dataset.loaded = state.current ? state.current.id : "";
+  state.videoAt = $("#player").currentTime;
+});
+
+$("#player").addEventListener("timeupdate", () => {
+  // where the lecture's video was (not the 0 a player that lost its source reports)
+  if ($("#player").readyState >= 1) state.videoAt = $("#player").currentTime;
+});
+
 $("#player").addEventListener("error", () => {
-  if (state.current) $("#now-playing").textContent =
-    `L${state.current.number} · ${state.current.title} — no video for this lecture (transcript only); chips highlight the transcript line.`;
+  const player = $("#player");
+  const lecture = state.current;
+  if (!lecture) return;
+  const decode = player.error && player.error.code === MediaError.MEDIA_ERR_DECODE;
+  if (player.dataset.loaded === lecture.id && !decode && Date.now() - (state.videoRefreshedAt || 0) > VIDEO_REFRESH_MS) {
+    const at = state.videoAt || 0, playing = !player.paused;
+    state.videoRefreshedAt = Date.now();
+    player.dataset.loaded = "";
+    player.addEventListener("loadedmetadata", () => {
+      player.currentTime = at;
+      if (playing) player.play().catch(() => {});
+    }, { once: true });
+    player.src = `/api/lectures/${lecture.id}/video`;
+    return;
+  }
+  $("#now-playing").textContent =
+    `L${lecture.number} · ${lecture.title} — no video for this lecture (transcript only); chips highlight the transcript line.`;
 });
 
 function setScope(lectureId) {
