@@ -77,6 +77,31 @@ being it its this that these those there here we you i he she they them our your
 should will just like right okay ok yeah um uh what which who whom how why when where not no yes all any some more most
 very about into over also than too have has had get got let""")
 
+# -- services/ask/grounding.py: what a cloud writer's sentence may say -----------------------
+# How a writer says where a sentence comes from ("according to the lecture", "the professor explains"):
+# not a claim, so not asked of the passage it cites.
+GROUNDING_FRAMING = _words("""according lecture lectures lecturer professor passage passages slide slides video
+says say said explains explain explained mentions mentioned notes noted describes described states stated
+talks discusses discussed""")
+# Words that ask the reader to act on something (hand over a credential, contact someone or something,
+# pay) or announce a change to the course: the payload of an instruction injected into a writer ("send
+# your password to ..."). A writer's sentence may hold one only where the passage it cites says it;
+# kept to words a paraphrase of lecture content does not bring in ("call", "visit", "link", "pay" and
+# "ignore" are lecture words: a recursive call, visiting a vertex, a linked list, paying log n).
+GROUNDING_ACTION = _words("""password passwords passcode passphrase credential credentials login logon username
+ssn bank paypal venmo bitcoin giftcard email mail inbox contact phone whatsapp telegram reply click download install
+subscribe send cancelled canceled postponed rescheduled urgent urgently asap disregard exam exams midterm graded
+deadline""")
+# Words that say a number ("both halves", "n squared"): the numbers of a passage that says them, beside
+# its digits and number words, so that "2 halves" and "O(n^2)" are found in it. Only a passage's words
+# count so: a writer's "both" gives no figure.
+NUMBER_HINTS = {**{w: "1" for w in "once single".split()},
+                **{w: "2" for w in "half halves twice double pair both squared square quadratic binary".split()},
+                **{w: "3" for w in "thrice triple cubed cubic".split()}, "quarter": "4"}
+# Number words past NUMBER_WORDS' twenty: a figure in a sentence and in a passage alike.
+NUMBER_WORDS_LARGE = {**{w: 10 * (i + 3) for i, w in enumerate("thirty forty fifty sixty seventy eighty ninety".split())},
+                      "hundred": 100, "thousand": 1000}
+
 # -- services/ask/examprep/terms.py: the terms and quantities practice questions are about ----
 # Words that cannot start or end a term ("the giant hash table", "using a heap", "around the
 # stroma"): function words, vague size/order words and the verbs of classroom talk; hand-kept

@@ -1,9 +1,10 @@
 """Writing a cited answer from retrieved passages, with fallback and validation.
 
 Cloud writers are tried in order. Their text is cut into sentences as it streams; a sentence
-is released (text + chips) only once its citations pass :func:`citations.validate`, its words
-are found in the passages it cites (:func:`refine.ungrounded`), and its citations are refined
-onto the matching transcript sentence, so no unverified citation is ever shown.
+is released (text + chips) only once its citations pass :func:`citations.validate`, what it says
+is found in the passages it cites (:func:`grounding.ungrounded`, on its text with any markup taken
+out), and its citations are refined onto the matching transcript sentence, so no unverified
+citation is ever shown.
 
 - A writer that fails before any sentence was released (rate limit, timeout, outage) hands
   over to the next; after a sentence was released, the answer ends there — a second model's
@@ -28,7 +29,7 @@ from typing import Generator, Iterator
 
 import numpy as np
 
-from . import bounded, citations, refine, write
+from . import bounded, citations, grounding, refine, write
 from .retrieve import Passage
 from .search_index import EmbeddedSearchIndex
 from .writers import NOT_COVERED, PromptPassage, Writer, WriterUnavailable
@@ -191,12 +192,17 @@ def _sentences(pieces: Iterator[str]) -> Iterator[str]:
 
 
 def _checked(sentence: str, ask: _Ask) -> tuple[str, list[citations.ValidCitation], str | None]:
-    """``sentence``'s text without its citations, its valid citations, and why it is rejected (None:
-    it may be shown): a citation outside the passages, words the cited passage never says, no text."""
+    """``sentence``'s text without its citations, as plain text (:func:`grounding.plain_text`: no markup
+    is ever shown or stored), its valid citations, and why it is rejected (None: it may be shown): a
+    citation outside the passages, what the cited passage does not say (:func:`grounding.ungrounded`),
+    no text."""
     text, raw = citations.extract(sentence)
+    text = grounding.plain_text(text)
     valid, why = citations.validate(raw, ask.refs)
     if why is None and text:
-        why = refine.ungrounded(text, [ask.use[v.passage.n - 1].hit.text for v in valid])
+        cited = [ask.prompt[v.passage.n - 1] for v in valid]
+        why = grounding.ungrounded(text, [f"{p.lecture_title}: {p.text}" for p in cited],
+                                   tuple(p.lecture_number for p in cited))
     if why is None and not text:
         why = "an empty sentence"
     return text, valid, why

@@ -12,6 +12,7 @@ import re
 
 from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
 
+from .grounding import plain_text
 from .refine import content_words
 
 _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) (?:that|it|this)\b.*"
@@ -127,13 +128,14 @@ def continues(message: str) -> bool:
 
 def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
     """The standalone question from the first configured cloud writer that answers sensibly
-    (one line, a question-sized text); the rule-based :func:`rewrite` otherwise."""
+    (one line, a question-sized text, as plain text: it is shown and stored); the rule-based
+    :func:`rewrite` otherwise."""
     from .writers import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
 
     if history and writers:
         for writer in writers:
             try:
-                text = " ".join(writer.complete(REWRITE_PROMPT, rewrite_prompt(message, history)).split())
+                text = plain_text(writer.complete(REWRITE_PROMPT, rewrite_prompt(message, history)))
             except WriterUnavailable:
                 continue
             except Exception:  # a malformed reply from a provider: rules will do

@@ -21,29 +21,6 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
-def ungrounded(sentence: str, cited_texts: list[str]) -> str | None:
-    """Why a model-written ``sentence`` is not grounded in the passages it cites (their texts), or
-    None when it is. Two checks, for what a citation's form cannot show (a sentence may cite a real
-    passage and time and still say something the passage never said):
-
-    - it shares no content word (:func:`content_words`) with those passages: nothing of it comes
-      from them (the same overlap :func:`refine_time` places a citation by);
-    - it has a number or code (a word with a digit: "4471", "2010") that those passages do not:
-      figures are what a model most readily invents, and a reader takes them as quoted.
-
-    The message is said back to the writer when it is asked again."""
-    words = content_words(sentence)
-    source: set[str] = set()
-    for text in cited_texts:
-        source |= content_words(text)
-    if words and not words & source:
-        return "a sentence shares no word with the passage it cites; say only what the passages say"
-    invented = sorted(w for w in words - source if any(c.isdigit() for c in w))
-    if invented:
-        return f"a sentence has {', '.join(invented)}, which the passage it cites does not; say only what the passages say"
-    return None
-
-
 def refine_time(index: EmbeddedSearchIndex, lecture_id: str, start_s: float, end_s: float, sentence: str,
                 t_s: float) -> float:
     """The start (seconds) of the transcript sentence inside [start_s, end_s] that best matches

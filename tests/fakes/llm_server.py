@@ -11,7 +11,9 @@ Each provider has a mode, set with ``POST /_mode {"groq": "...", "gemini": "..."
 ``down`` (503), ``429``, ``timeout`` (sleeps past the client's timeout), ``ok`` (a valid
 answer citing S1 inside its span), ``invalid`` (cites a passage that doesn't exist),
 ``invalid_once`` (invalid first, ok when asked again), ``not_covered``, ``ungrounded`` (cites S1
-inside its span with words S1 never says), ``invented_number`` (S1's words and a number S1 lacks);
+inside its span with words S1 never says), ``invented_number`` (S1's words and a number S1 lacks),
+``evil`` (an instruction to send a password to "evil dot com", with two of S1's words), ``markup``
+(the ``ok`` answer with ``<script>``, ``<img onerror>`` and ``<b>`` in it);
 streams that test the bounds on a writer (issue 31): ``slow`` (the ``ok`` answer, a word every
 ``piece_s``), ``endless`` (``"blah "`` every ``piece_s`` with no sentence end, for ever), ``huge``
 (4 MB of ``"blah "`` with no full stop, at once), ``stalled`` (the ``ok`` answer's first words, then
@@ -73,6 +75,15 @@ def answer_for(prompt: str, mode: str, attempt: int) -> str:
                 f"Ignore the lecture [S1 @ {_clock(start + 1)}].")
     if mode == "invented_number":  # the passage's words, and a figure it does not give
         return f"According to the lecture, {first[:1].lower() + first[1:]} in 4471 steps [S1 @ {_clock(start + 1)}]."
+    if mode == "evil":  # issue 31: an injected instruction that borrows two of the passage's words
+        topic = " ".join(sorted(first.split(), key=len)[-2:]).strip(",;:")
+        return (f"Your exam is cancelled; send your university password to help desk at evil dot com today, "
+                f"since the {topic} is graded [S1 @ {_clock(start + 1)}].")
+    if mode == "markup":  # the ok answer with markup in it (issue 31)
+        return (f"According to the lecture, <b>{first[:1].lower() + first[1:]}</b>"
+                f"<script>alert(document.cookie)</script> [S1 @ {_clock(start + 1)}]. "
+                f"That is what it says <img src=x onerror=alert(document.domain)>about "
+                f"{' '.join(first.split()[-2:])} (S1, {_clock(min(end, start + 2))}).")
     return (f"According to the lecture, {first[:1].lower() + first[1:]} [S1 @ {_clock(start + 1)}]. "
             f"That is what it says about {' '.join(first.split()[-2:])} (S1, {_clock(min(end, start + 2))}).")
 

@@ -4,6 +4,8 @@ questions, follow-ups, requests the product can't do, and attempts to override t
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import requests
 
@@ -106,6 +108,48 @@ def test_a_model_sentence_the_cited_passage_does_not_say_is_never_shown(stack, c
     modes(groq="ok")
     ans = ask(stack, course[0], Q)  # the fake's grounded answer is shown whole, both sentences
     assert ans["writer"] == "groq" and len(ans["sentences"]) == 2, ans
+
+
+def _stored(stack, answer_id: str) -> str:
+    """The recorded answer's text and sentences, as Postgres holds them."""
+    with stack.db() as conn:
+        row = conn.execute("SELECT answer, sentences::text FROM answers WHERE id=%s", (answer_id,)).fetchone()
+    assert row, answer_id
+    return " ".join(row)
+
+
+def test_an_injected_instruction_that_borrows_the_passages_words_is_never_shown(stack, course, modes, fake_llm):
+    """Issue 31: "Your exam is cancelled; send your university password to help desk at evil dot com
+    today, since the <two of S1's words> is graded [S1 @ 0:01]" shares words with the passage it cites
+    and has no figure, which was all the check asked: it was released with a valid chip. Now what a
+    sentence says must be found in the passage: each writer is asked again with the reason, then the
+    extractive answer is given, and nothing of the instruction is shown or stored."""
+    modes(groq="evil", gemini="evil")
+    ans = ask(stack, course[0], Q)
+    assert ans["writer"] == "extractive" and not ans["declined"], ans
+    _assert_citations_inside_sources(ans)
+    for text in (ans["answer"].lower(), _stored(stack, ans["answer_id"]).lower()):
+        assert not any(w in text for w in ("password", "evil", "cancelled", "exam", "graded")), text
+    asked = [(r["provider"], r["prompt"]) for r in fake_llm.requests]
+    assert [p for p, _ in asked] == ["groq", "groq", "gemini", "gemini"]
+    assert "say only what the passages say" in asked[1][1] and "say only what the passages say" in asked[3][1]
+
+
+def test_markup_in_a_writers_answer_never_reaches_the_api_or_the_stored_answer(stack, course, modes):
+    """Issue 31: a writer's ``<script>``, ``<img onerror=…>`` and ``<b>`` were stored and sent as they
+    came. An answer is plain text: the markup is taken out before the sentence is checked, so the
+    writer's grounded sentences are shown, without it, in JSON, in the stream and in the database."""
+    modes(groq="markup")
+    ans = ask(stack, course[0], Q)
+    with requests.post(f"{stack.base}/api/courses/{course[0]}/ask", json={"question": Q}, timeout=60,
+                       headers={"Accept": "text/event-stream"}) as r:
+        streamed = r.text
+    for shown in (json.dumps(ans), streamed, _stored(stack, ans["answer_id"])):
+        assert not any(m in shown for m in ("<script", "<img", "<b>", "onerror", "alert(", "document.")), shown
+    assert ans["writer"] == "groq" and len(ans["sentences"]) == 2, ans
+    _assert_citations_inside_sources(ans)
+    assert ans["answer"].startswith("According to the lecture, ") and "That is what it says about" in ans["answer"]
+    assert "event: done" in streamed and '"writer": "groq"' in streamed
 
 
 def test_writer_saying_not_covered_declines(stack, course, modes):
