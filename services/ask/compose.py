@@ -66,12 +66,11 @@ class _Attempt:
 
 @dataclass(frozen=True)
 class _Ask:
-    """What every attempt is given: the question, the prompt's passages, their references and the passages."""
+    """What every attempt is given: the question, the prompt's passages and their references."""
 
     question: str
     prompt: list[PromptPassage]
     refs: list[citations.PassageRef]
-    use: list[Passage]
 
 
 class _Cutter:
@@ -121,7 +120,7 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
     prompt = [PromptPassage(r.n, r.lecture_number, titles.get(r.lecture_id, ""), r.start_s, r.end_s, p.hit.text)
               for r, p in zip(refs, use)]
     budget = budget or bounded.Budget()
-    if (yield from _cloud(index, writers, _Ask(question, prompt, refs, use), budget, outcome)):
+    if (yield from _cloud(index, writers, _Ask(question, prompt, refs), budget, outcome)):
         return
     outcome.writer = "extractive"
     outcome.limit = next((r for r in reversed(budget.spent) if r in LIMITS), "")
