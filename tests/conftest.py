@@ -78,6 +78,18 @@ def fake_llm():
     fake.close()
 
 
+@pytest.fixture
+def modes(fake_llm):
+    """``modes(groq="ok", ...)`` sets the fake writer's providers for this test (the others "down");
+    every provider is "down" again after it."""
+    import requests
+
+    def set_modes(**kw):
+        requests.post(f"{fake_llm.url}/_mode", json={"groq": "down", "gemini": "down", **kw}, timeout=5)
+    yield set_modes
+    set_modes()
+
+
 @pytest.fixture(scope="session")
 def smtp_sink():
     """A local SMTP server (aiosmtpd) the stack sends its mail to, keeping every mail it receives:

@@ -21,14 +21,6 @@ def course(stack, synth_video):
     return course_id, lecture_id, res
 
 
-@pytest.fixture
-def modes(fake_llm):
-    def set_modes(**kw):
-        requests.post(f"{fake_llm.url}/_mode", json={"groq": "down", "gemini": "down", **kw}, timeout=5)
-    yield set_modes
-    set_modes()
-
-
 def ask(stack, course_id, question, **extra):
     r = requests.post(f"{stack.base}/api/courses/{course_id}/ask", json={"question": question, **extra}, timeout=60)
     assert r.status_code == 200, r.text

@@ -47,14 +47,6 @@ def course(stack):
     return course_id
 
 
-@pytest.fixture
-def modes(fake_llm):
-    def set_modes(**kw):
-        requests.post(f"{fake_llm.url}/_mode", json={"groq": "down", "gemini": "down", **kw}, timeout=5)
-    yield set_modes
-    set_modes()
-
-
 def _ask(stack, course_id: str, question: str = Q) -> tuple[float, dict]:
     t0 = time.perf_counter()
     r = requests.post(f"{stack.base}/api/courses/{course_id}/ask", json={"question": question}, timeout=60)
