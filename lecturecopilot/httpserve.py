@@ -26,6 +26,7 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import os
 import re
 import socket
 import threading
@@ -277,6 +278,10 @@ def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
     the gateway and ingest (and a second stack) would take it from each other, and nothing uses it.
     """
+    from . import health, logsafe
+
+    logsafe.install()  # a log it cannot write (a full disk) must not end the server
+    health.MAIN_PID = os.getpid()  # the arbiter's: every worker's /healthz and /readyz name it (health.PID_HEADER)
     HeaderDeadlineWorker.header_timeout_s = header_timeout_s
     HeaderDeadlineWorker.send_timeout_s = send_timeout_s
     HeaderDeadlineWorker.wait_slots = WaitSlots(waiting_per_client)

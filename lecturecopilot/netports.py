@@ -1,7 +1,9 @@
-"""Free local ports for the services of a test or benchmark stack (:func:`lecturecopilot.stack.ephemeral`)."""
+"""Local ports: free ones for the services of a test or benchmark stack (:func:`lecturecopilot.stack.ephemeral`),
+whether one is taken and by whom, and the error that says so (:class:`PortTaken`)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -29,3 +31,75 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class PortTaken(RuntimeError):
+    """A port the stack needs is held by another process: names the port, what needed it and the
+    setting that moves it (and ``LC_PORT_OFFSET``, which moves every port of the stack)."""
+
+    def __init__(self, port: int, what: str, setting: str, host: str = "127.0.0.1", holder: str = ""):
+        self.port, self.what, self.setting = port, what, setting
+        by = f" ({holder})" if holder else ""
+        super().__init__(
+            f"port {port} on {host} is taken by another process{by}, so {what} cannot listen there. Stop that "
+            f"process, or move this stack off it: {setting}=<free port> moves this one port, LC_PORT_OFFSET=<n> "
+            f"adds n to every port of the stack (e.g. LC_PORT_OFFSET=100 make up: the gateway on "
+            f"{8080 + 100}); the offset is kept in the data folder, so later commands use it too.")
+
+
+def port_free(host: str, port: int) -> bool:
+    """True when a server could listen on ``host:port`` now: a test bind with ``SO_REUSEADDR`` (as
+    the services bind), so a port left in TIME_WAIT by a stopped stack counts as free and one another
+    process listens on (on this address or on all of them) does not."""
+    import socket
+
+    try:
+        family, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    except OSError:
+        return True  # an address we cannot resolve: the service's own bind will say so
+    with socket.socket(family, kind, proto) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(addr)
+        except OSError:
+            return False
+    return True
+
+
+def listener_pids(port: int) -> list[int]:
+    """The pids of this machine's processes listening on TCP ``port`` that this user may look into
+    (from ``/proc``; [] elsewhere or when none is visible): for a message naming who holds a port."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            f = line.split()
+            if len(f) > 9 and f[3] == "0A" and int(f[1].rsplit(":", 1)[1], 16) == port:  # 0A: LISTEN
+                inodes.add(f[9])
+    if not inodes:
+        return []
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            for fd in (proc / "fd").iterdir():
+                link = os.readlink(fd)
+                if link.startswith("socket:[") and link[8:-1] in inodes:
+                    pids.append(int(proc.name))
+                    break
+        except OSError:
+            continue
+    return sorted(pids)
+
+
+def describe_pid(pid: int) -> str:
+    """``pid 123: python -m http.server 8080`` (its command line from ``/proc``, cut at 80 characters)."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        cmd = ""
+    return f"pid {pid}: {cmd[:80]}" if cmd else f"pid {pid}"

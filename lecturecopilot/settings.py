@@ -77,6 +77,11 @@ class Settings(BaseSettings):
                               "(services/transcribe/respell.py).")
     embed_model: str = Field(default="packaged:all-MiniLM-L6-v2", description="sentence-transformers model or path.")
 
+    port_offset: int | None = Field(default=None, ge=0, le=15000, description="Added to every port of the stack "
+                                    "that is not set on its own (gateway 8080, ingest 8081, ask 50051, the health "
+                                    "ports 8091-8093, the embedded NATS 4223), to run a second stack beside another. "
+                                    "`up` keeps it in <data_dir>/port_offset; unset, the one kept there is used, so "
+                                    "a command in another shell reaches the running stack (else 0).")
     gateway_host: str = "127.0.0.1"
     gateway_port: int = 8080
     ingest_host: str = "127.0.0.1"
@@ -208,9 +213,18 @@ class Settings(BaseSettings):
                                 "per person is kept; a new one replaces it).")
 
     @model_validator(mode="after")
-    def _public_url_follows_the_port(self) -> "Settings":
-        """Unset ``LC_PUBLIC_URL`` is the gateway on this machine at its port (a stack on another port
-        mailed links to 8080)."""
+    def _ports_follow_the_offset(self) -> "Settings":
+        """Every port not set on its own is its default plus the port offset (``LC_PORT_OFFSET``, else
+        the one ``up`` kept in ``<data_dir>/port_offset``, else 0); unset ``LC_PUBLIC_URL`` is the
+        gateway on this machine at its port (a stack on another port mailed links to 8080)."""
+        if self.port_offset is None:
+            self.port_offset = kept_port_offset(self.data_dir)
+        for name in PORT_SETTINGS:
+            if name not in self.model_fields_set:
+                setattr(self, name, getattr(self, name) + self.port_offset)
+                if getattr(self, name) > 65535:
+                    raise ValueError(f"LC_PORT_OFFSET={self.port_offset} moves {PORT_SETTINGS[name]} past port "
+                                     "65535; choose a smaller offset")
         if not self.public_url:
             self.public_url = f"http://127.0.0.1:{self.gateway_port}"
         return self
@@ -228,6 +242,29 @@ class Settings(BaseSettings):
     def ask_target(self) -> str:
         """The gRPC target the gateway calls: ``ask_target_uri`` when set, else ``ask_host:ask_port``."""
         return self.ask_target_uri or f"{self.ask_host}:{self.ask_port}"
+
+
+# the port settings LC_PORT_OFFSET moves, with the variable that sets each on its own
+PORT_SETTINGS = {"gateway_port": "LC_GATEWAY_PORT", "ingest_port": "LC_INGEST_PORT", "ask_port": "LC_ASK_PORT",
+                 "health_port_transcribe": "LC_HEALTH_PORT_TRANSCRIBE", "health_port_index": "LC_HEALTH_PORT_INDEX",
+                 "health_port_ask": "LC_HEALTH_PORT_ASK", "embedded_nats_port": "LC_EMBEDDED_NATS_PORT"}
+PORT_OFFSET_FILE = "port_offset"
+
+
+def kept_port_offset(data_dir: Path) -> int:
+    """The port offset ``up`` kept in ``data_dir`` (:func:`keep_port_offset`); 0 when none is kept."""
+    try:
+        return max(0, int((data_dir / PORT_OFFSET_FILE).read_text().strip()))
+    except (OSError, ValueError):
+        return 0
+
+
+def keep_port_offset(settings: Settings) -> None:
+    """Keeps ``settings.port_offset`` in the data folder, where the settings of any later command
+    with this data folder (another shell, no ``LC_PORT_OFFSET``) find it."""
+    path = settings.data_dir / PORT_OFFSET_FILE
+    if kept_port_offset(settings.data_dir) != settings.port_offset or not path.exists():
+        path.write_text(f"{settings.port_offset}\n")
 
 
 @lru_cache(maxsize=1)

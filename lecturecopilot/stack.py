@@ -1,7 +1,11 @@
 """Starts and stops the whole stack on one machine: embedded Postgres and NATS (unless
-``DATABASE_URL`` / ``NATS_URL`` are set) and the five services, each its own process.
+``DATABASE_URL`` / ``NATS_URL`` are set) and the five services, each its own process, kept running
+by a supervisor (:mod:`lecturecopilot.supervisor`) that starts a service again when it ends.
 
-Logs go to ``<data_dir>/logs/<service>.log``, pid files to ``<data_dir>/run/``.
+Logs go to ``<data_dir>/logs/<service>.log``, pid files to ``<data_dir>/run/``. A service counts as
+up when *its* process answers its health URL (the answer's ``LC-Pid`` header names the pid in its pid
+file), not when any program on its port answers 200; a port another process holds is an error that
+names the port and the setting that moves it (:class:`~lecturecopilot.netports.PortTaken`).
 """
 
 from __future__ import annotations
@@ -10,33 +14,16 @@ import os
 import signal
 from contextlib import contextmanager
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import requests
 
-from . import bus, db, embedded
-from .netports import free_port as _free_port  # the name the tests and benchmarks import
-from .settings import Settings
-
-SERVICES = ["ask", "ingest", "transcribe", "index", "gateway"]
-
-
-def wait_until_up(url: str, proc: subprocess.Popen, timeout_s: float, interval_s: float = 0.3) -> bool:
-    """True once ``url`` answers 200 within ``timeout_s`` seconds; False when it does not, or
-    when ``proc`` (the server) exits first. Polls every ``interval_s`` seconds."""
-    deadline = time.time() + timeout_s
-    while time.time() < deadline:
-        try:
-            if requests.get(url, timeout=1).status_code == 200:
-                return True
-        except requests.RequestException:
-            pass
-        if proc.poll() is not None:
-            return False
-        time.sleep(interval_s)
-    return False
+from . import bus, db, embedded, supervisor
+from .netports import free_port as _free_port  # noqa: F401 (the name the tests and benchmarks import)
+from .running import (SERVICES, check_ports, client_host, ended_services, log_tail, pid_alive,  # noqa: F401
+                      running_names, service_pid, spawn_service, wait_healthy, wait_until_up)
+from .settings import Settings, keep_port_offset, kept_port_offset
 
 
 def admin_token(settings: Settings) -> str:
@@ -60,18 +47,9 @@ def service_env(settings: Settings) -> dict[str, str]:
     env["DATABASE_URL"] = embedded.database_url(settings)
     env["NATS_URL"] = embedded.nats_url(settings)
     env["LC_DATA_DIR"] = str(settings.data_dir)
+    env["LC_PORT_OFFSET"] = str(settings.port_offset)
     env.setdefault("PYTHONUNBUFFERED", "1")
     return env
-
-
-def _health_urls(s: Settings) -> dict[str, str]:
-    return {
-        "ask": f"http://127.0.0.1:{s.health_port_ask}/healthz",
-        "ingest": f"http://{s.ingest_host}:{s.ingest_port}/readyz",
-        "transcribe": f"http://127.0.0.1:{s.health_port_transcribe}/readyz",
-        "index": f"http://127.0.0.1:{s.health_port_index}/readyz",
-        "gateway": f"http://{s.gateway_host}:{s.gateway_port}/readyz",
-    }
 
 
 def _ensure_stream(settings: Settings, url: str) -> None:
@@ -89,95 +67,69 @@ def _ensure_stream(settings: Settings, url: str) -> None:
     asyncio.run(go())
 
 
-def up(settings: Settings, *, timeout_s: float = 180.0, quiet: bool = False) -> dict[str, subprocess.Popen]:
-    """Starts every service (skipping ones whose pid is alive) and waits until all are healthy.
+def up(settings: Settings, *, timeout_s: float = 180.0, quiet: bool = False,
+       supervise: bool | None = None) -> dict[str, subprocess.Popen]:
+    """Starts every service (skipping ones whose pid is alive) and waits until each is healthy:
+    its own process answers its health URL. With ``supervise`` a supervisor
+    (:mod:`lecturecopilot.supervisor`) starts them and starts again any that ends; without (test
+    stacks, which fail at once when a service ends) they are started here. Unset (``make up``,
+    ``process``, ``demo``): supervised, unless the data folder's services run already without a
+    supervisor (a test session's stack, whose missing service is then started here). Keeps the port
+    offset in the data folder (:func:`~lecturecopilot.settings.keep_port_offset`). Returns the
+    processes started here (the supervisor's, or the services').
 
-    Raises ``RuntimeError`` naming the service and its log when one does not come up.
+    Raises :class:`~lecturecopilot.netports.PortTaken` when another process holds a port the stack
+    needs (checked before anything starts, and again when a service fails to start), ``RuntimeError``
+    naming the service and its log when one does not come up, or when a stack already runs in this
+    data folder at another port offset.
     """
-    env = service_env(settings)
-    db.apply_schema(env["DATABASE_URL"])
-    _ensure_stream(settings, env["NATS_URL"])
-    logs = settings.data_dir / "logs"
     run = settings.data_dir / "run"
+    logs = settings.data_dir / "logs"
     logs.mkdir(parents=True, exist_ok=True)
     run.mkdir(parents=True, exist_ok=True)
+    _same_offset(settings)
+    check_ports(settings)
+    env = service_env(settings)  # starts the embedded stores (PortTaken for NATS's port)
+    db.apply_schema(env["DATABASE_URL"])
+    _ensure_stream(settings, env["NATS_URL"])
+    keep_port_offset(settings)
     procs: dict[str, subprocess.Popen] = {}
-    for name in SERVICES:
-        pidfile = run / f"{name}.pid"
-        if pidfile.exists() and _alive(int(pidfile.read_text())):
-            continue
-        log = open(logs / f"{name}.log", "ab")
-        p = subprocess.Popen([sys.executable, "-m", f"services.{name}"], env=env, stdout=log, stderr=log,
-                             start_new_session=True, cwd=str(Path(__file__).resolve().parent.parent))
-        pidfile.write_text(str(p.pid))
-        procs[name] = p
-    urls = _health_urls(settings)
-    deadline = time.time() + timeout_s
-    for name, url in urls.items():
-        while True:
-            try:
-                if requests.get(url, timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            p = procs.get(name)
-            if (p is not None and p.poll() is not None) or time.time() > deadline:
-                raise RuntimeError(f"service {name} did not become healthy; see {logs / (name + '.log')}; "
-                                   f"its log ends:\n{log_tail(logs / (name + '.log'))}")
-            time.sleep(0.3)
-        if not quiet:
-            print(f"  {name:<10} up ({url})")
+    if _supervised(settings, supervise):
+        sup = supervisor.start(settings, env, timeout_s)
+        if sup is not None:
+            procs["supervisor"] = sup
+    else:
+        for name in SERVICES:
+            pid = service_pid(settings, name)
+            if pid is None or not pid_alive(pid):
+                procs[name] = spawn_service(settings, name, env)
+    wait_healthy(settings, procs, time.time() + timeout_s, quiet)
     return procs
 
 
-def log_tail(path: Path, lines: int = 40) -> str:
-    """The last ``lines`` lines of a service log (so a start-up failure explains itself in CI output)."""
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError as e:
-        return f"(log unreadable: {e})"
+def _supervised(settings: Settings, supervise: bool | None) -> bool:
+    """``supervise``, or when unset: a supervisor runs, or was started for this stack (``run/supervised``,
+    until ``down``), or none of its services runs (a fresh start)."""
+    if supervise is not None:
+        return supervise
+    running = set(running_names(settings))
+    return "supervisor" in running or not running or (settings.data_dir / "run" / "supervised").exists()
 
 
-def ended_services(settings: Settings) -> dict[str, str]:
-    """The services of the stack in ``settings.data_dir`` (by their pid files in ``run/``) whose
-    process has ended, as ``{name: how}`` ("exited with 1", "killed by SIGKILL", "ended"); {} while
-    all run. A test session checks it before each test, so a worker that died (the kernel's OOM killer,
-    a crash) fails the tests at once instead of letting each one wait out its time-outs against it."""
-    ended = {}
-    for pidfile in sorted((settings.data_dir / "run").glob("*.pid")):
-        try:
-            pid = int(pidfile.read_text())
-        except (OSError, ValueError):
-            continue
-        try:
-            got, status = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:  # not our child, or reaped already
-            got, status = 0, None
-        if got == pid:
-            code = os.waitstatus_to_exitcode(status)
-            ended[pidfile.stem] = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with {code}"
-        elif not _alive(pid):
-            ended[pidfile.stem] = "ended"
-    return ended
-
-
-def _alive(pid: int) -> bool:
-    """True while ``pid`` runs (a dead child of ours is reaped, not mistaken for alive)."""
-    try:
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return False
-    except ChildProcessError:
-        pass
-    try:
-        os.kill(pid, 0)
-        return True
-    except (ProcessLookupError, PermissionError):
-        return False
+def _same_offset(settings: Settings) -> None:
+    """``RuntimeError`` when this data folder's stack runs at another port offset than ``settings``'."""
+    kept = kept_port_offset(settings.data_dir)
+    if kept != settings.port_offset and running_names(settings):
+        raise RuntimeError(f"the stack in {settings.data_dir} runs with LC_PORT_OFFSET={kept}, not "
+                           f"{settings.port_offset}: stop it first (make down) to move it")
 
 
 def down(settings: Settings, *, stop_embedded: bool = True) -> None:
-    """Stops the services (SIGTERM, then SIGKILL after 10 s) and the embedded stores."""
+    """Stops the supervisor (so that it starts nothing again), the services (SIGTERM, then SIGKILL
+    after 10 s) and the embedded stores."""
     run = settings.data_dir / "run"
+    supervisor.stop(settings)
+    (run / "supervised").unlink(missing_ok=True)
     pids = []
     for name in SERVICES:
         pidfile = run / f"{name}.pid"
@@ -191,13 +143,13 @@ def down(settings: Settings, *, stop_embedded: bool = True) -> None:
             pidfile.unlink(missing_ok=True)
     deadline = time.time() + 10
     for pid in pids:
-        while _alive(pid) and time.time() < deadline:
+        while pid_alive(pid) and time.time() < deadline:
             try:
                 os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
                 pass
             time.sleep(0.1)
-        if _alive(pid):
+        if pid_alive(pid):
             try:
                 os.killpg(pid, signal.SIGKILL)
             except ProcessLookupError:
@@ -375,7 +327,7 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
     stop_stack = _stopper(settings, env, nats_url, admin_url, dbname)
     previous = _stop_on_sigterm(stop_stack)
     try:
-        up(settings, quiet=True, timeout_s=240)
+        up(settings, quiet=True, timeout_s=240, supervise=False)
         yield Ephemeral(settings, embedded.database_url(settings), nats_url, admin_token)
     finally:
         stop_stack()

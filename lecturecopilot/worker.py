@@ -381,8 +381,9 @@ def run(stages: list[Stage], *, health_port: int, name: str) -> None:
     from .health import serve_health
     from .settings import get_settings
 
-    from . import telemetry
+    from . import logsafe, telemetry
 
+    logsafe.install()  # a log it cannot write (a full disk) must not end the worker
     telemetry.setup(name)
     settings = get_settings()
     pool = db.make_pool(settings, max_size=max(4, sum(max(1, s.concurrency) for s in stages) + 2))

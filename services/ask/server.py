@@ -179,9 +179,10 @@ def serve(settings: Settings) -> None:
     """Starts the gRPC server on ``ask_host:ask_port`` and blocks until terminated."""
     import signal
 
-    from lecturecopilot import db
+    from lecturecopilot import db, logsafe
     from lecturecopilot.health import serve_health
 
+    logsafe.install()  # a log it cannot write (a full disk) must not end the service
     if telemetry.setup("ask"):
         from opentelemetry.instrumentation.grpc import GrpcInstrumentorServer
 
@@ -200,7 +201,10 @@ def serve(settings: Settings) -> None:
                                 profile=settings.search_profile)
     # CHEAP_WORKERS threads besides the writer streams' (at most writer_streams_max, services.ask.bounded):
     # searches and the other calls never wait behind answers that a slow cloud writer holds
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=CHEAP_WORKERS + settings.writer_streams_max))
+    # no SO_REUSEPORT (gRPC's default): a second ask on a port one already serves fails to start instead
+    # of sharing the port's calls with it unseen
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=CHEAP_WORKERS + settings.writer_streams_max),
+                         options=[("grpc.so_reuseport", 0)])
     ask_pb2_grpc.add_AskServiceServicer_to_server(AskServicer(settings, pool, index), server)
     server.add_insecure_port(f"{settings.ask_host}:{settings.ask_port}")
     server.start()

@@ -46,9 +46,14 @@ def _retry_on_disconnect(view, always: bool):
 
 def _context(settings: Settings) -> GatewayContext:
     """The shared dependencies: a pool of 16, ask's stub balanced round-robin over the addresses of
-    ``LC_ASK_TARGET_URI`` (every call goes to the next replica), the server secret, the caps, the mailer."""
+    ``LC_ASK_TARGET_URI`` (every call goes to the next replica; a lost connection is tried again within
+    2 s), the server secret, the caps, the mailer."""
     channel = grpc.insecure_channel(settings.ask_target, options=[
-        ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]}))])
+        ("grpc.service_config", json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})),
+        # an ask that went away is tried again within 2 s, not after gRPC's default backoff (which
+        # grows to 2 minutes): questions failed for half a minute after a restarted ask was up again
+        ("grpc.initial_reconnect_backoff_ms", 250), ("grpc.min_reconnect_backoff_ms", 250),
+        ("grpc.max_reconnect_backoff_ms", 2000)])
     return GatewayContext(
         settings=settings, pool=db.make_pool(settings, max_size=16), ask=ask_pb2_grpc.AskServiceStub(channel),
         secret=accounts.server_secret(settings),

@@ -2,7 +2,11 @@
 
 ``POST /v1/courses/<course_id>/lectures`` — multipart ``video`` and/or ``captions``, ``title``,
 ``number``, ``language``, optional ``video_size`` → 202 ``{"lecture_id", "status": "queued"}`` or a
-JSON error.
+JSON error (507 ``insufficient_storage`` when the body, by its ``Content-Length`` or the gateway's
+``X-LC-Body-Length``, does not fit in the store with ``LC_UPLOAD_DISK_RESERVE_BYTES`` kept, as for a
+resumable start; the form's files are spooled in the store and keep the reserve while they arrive).
+``POST /v1/courses/<course_id>/lectures/check`` with ``X-LC-Body-Length`` → 200 ``{"ok": true}`` or
+that 507: the gateway asks it before it relays a body.
 
 Resumable: ``POST /v1/courses/<course_id>/uploads`` (JSON ``filename``, ``size``, ``title``,
 ``number``; headers ``X-LC-Owner``: who starts it, ``X-LC-Owner-Role``: ``admin`` is not capped) →

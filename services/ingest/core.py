@@ -30,6 +30,7 @@ from lecturecopilot.text import TextError, check_filename, check_text
 
 from .errors import IngestError
 from .numbers import MAX_NUMBER, check_course_and_number, number_hold_s, numbers_exhausted, number_taken
+from .spool import no_room
 from .store import CourseGone, IngestStore, NumbersExhausted
 
 log = logging.getLogger(__name__)
@@ -44,18 +45,13 @@ CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last
 @dataclass
 class Upload:
     """One uploaded file: its declared name and a readable stream, or ``path``: a file already in
-    the media store (a finished resumable upload), linked into the lecture's folder, not copied."""
+    the media store (a finished resumable upload, a form's spooled file), linked into the lecture's
+    folder, not copied."""
 
     filename: str
     stream: BinaryIO | None
     declared_size: int | None = None
     path: Path | None = None
-
-
-def no_room() -> IngestError:
-    """The error for a media store that ran out of space (507)."""
-    return IngestError("The server ran out of room for uploads; try again later or tell the operator.",
-                       status=507, code="insufficient_storage")
 
 
 def _save(upload: Upload, dst: Path, max_bytes: int) -> int:

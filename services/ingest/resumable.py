@@ -51,7 +51,7 @@ from typing import BinaryIO, Callable
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from . import uploadpolicy as policy
+from . import spool, uploadpolicy as policy
 from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
 from .numbers import number_hold_s, number_taken
 from .partfiles import Busy, parts_of
@@ -337,6 +337,15 @@ def expire_idle(*, settings: Settings, records: IngestStore, store: MediaStore) 
                  lambda row, f: _expire(settings, records, store, row) if row["idle"] else None)
 
 
+def check_room_for_plain_upload(*, settings: Settings, records: IngestStore, store: MediaStore, size: int) -> None:
+    """The reserve of a resumable upload's start, for a plain (multipart) upload of about ``size``
+    bytes (0 when unknown: then only a store already inside its reserve refuses): raises
+    :class:`IngestError` 507 ``insufficient_storage`` when it does not fit beside what the open
+    uploads still expect (:func:`~.uploadpolicy.check_room`). Idle uploads are expired first."""
+    expire_idle(settings=settings, records=records, store=store)
+    policy.check_room(settings, store, records.uploads_in(OPEN), size=size, expected=parts_of(store, records).expected)
+
+
 def sweep(*, settings: Settings, records: IngestStore, store: MediaStore, publish: Publish) -> None:
     """Finishes interrupted finishes, expires idle uploads and removes bytes (``.part`` files or
     objects) that belong to no open upload (older than :data:`ORPHAN_GRACE_S`). Several ingest
@@ -347,6 +356,7 @@ def sweep(*, settings: Settings, records: IngestStore, store: MediaStore, publis
     _each_locked(settings, records, store, complete,
                  lambda row, f: _settle(settings, records, store, publish, row, f))
     expire_idle(settings=settings, records=records, store=store)
+    spool.remove_stale(store.root, settings.upload_timeout_s + 600)  # form files of a killed process
     for uid in parts.orphans({str(r["id"]) for r in rows}, ORPHAN_GRACE_S):
         try:
             with parts.locked(uid) as f:

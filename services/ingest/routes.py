@@ -9,10 +9,13 @@ import re
 
 from flask import Blueprint, jsonify, request
 
+from lecturecopilot.health import pid_header
+
 from . import resumable
 from .core import IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
 from .numbers import MAX_NUMBER
 from .partfiles import discard_rest
+from .spool import GuardedSpool
 from .web import err, ingest
 
 health = Blueprint("health", __name__)
@@ -23,14 +26,15 @@ BLUEPRINTS = (health, lectures, uploads)
 
 @health.get("/healthz")
 def healthz():
-    """Liveness: 200 ``{"ok": true}``."""
-    return {"ok": True}
+    """Liveness: 200 ``{"ok": true}``, naming the process (``LC-Pid``, :data:`~lecturecopilot.health.PID_HEADER`)."""
+    return {"ok": True}, 200, pid_header()
 
 
 @health.get("/readyz")
 def readyz():
-    """Readiness: 200 ``{"ok": true}`` once the app is built (its pool and publisher made)."""
-    return {"ok": True}
+    """Readiness: 200 ``{"ok": true}`` once the app is built (its pool and publisher made), naming the
+    process (``LC-Pid``)."""
+    return {"ok": True}, 200, pid_header()
 
 
 # -- lectures: multipart upload, retry, delete ---------------------------------------------
@@ -91,23 +95,65 @@ def _no_duplicates() -> None:
         raise IngestError(f"The form has '{twice[0]}' more than once; send each part once.", code="duplicate_field")
 
 
+# the gateway streams an upload's body on chunked, and names the length its client declared here
+BODY_LENGTH_HEADER = "X-LC-Body-Length"
+
+
+def _body_length() -> int:
+    """The bytes of this request's body as declared (``Content-Length``, else the gateway's
+    :data:`BODY_LENGTH_HEADER`), 0 when neither says."""
+    if request.content_length:
+        return request.content_length
+    value = request.headers.get(BODY_LENGTH_HEADER, "")
+    return int(value) if value.isascii() and value.isdigit() else 0
+
+
+def _form_file(name: str) -> Upload | None:
+    """The form's file ``name`` as an :class:`Upload`: its spooled file (linked into the lecture's
+    folder, not copied) when it was spooled to the media store, else its stream."""
+    f = request.files.get(name)
+    if f is None:
+        return None
+    spooled = f.stream.path if isinstance(f.stream, GuardedSpool) else None
+    return Upload(f.filename or name, None if spooled else f.stream, path=spooled)
+
+
 @lectures.post("/v1/courses/<course_id>/lectures")
 def upload(course_id: str):
     """Multipart ``video`` and/or ``captions``, ``title``, ``number``, ``language``, ``video_size``
     → 202 ``{"lecture_id", "status": "queued"}``; 400 ``malformed_form`` when the form cannot be
-    parsed, ``duplicate_field`` when a part comes twice."""
+    parsed, ``duplicate_field`` when a part comes twice; 507 ``insufficient_storage`` before the body
+    is read when its length (``Content-Length`` or the gateway's ``X-LC-Body-Length``) does not fit in
+    the store with the reserve kept (as for a resumable upload), and while it is read when the
+    store's free space falls into the reserve."""
+    parts = ingest()
+    try:
+        resumable.check_room_for_plain_upload(settings=parts.settings, records=parts.records, store=parts.store,
+                                              size=_body_length())
+    except IngestError:
+        discard_rest(request.stream)  # so that a relay gets the answer, not a reset connection
+        raise
     _read_form()
     _no_duplicates()
     number, declared = _upload_numbers()
-    video, captions = request.files.get("video"), request.files.get("captions")
-    parts = ingest()
+    video, captions = _form_file("video"), _form_file("captions")
+    if video is not None:
+        video.declared_size = declared
     result = ingest_lecture(
         settings=parts.settings, records=parts.records, store=parts.store, publish=parts.publish,
-        course_id=course_id, title=request.form.get("title", ""), number=number,
-        video=Upload(video.filename or "video", video.stream, declared) if video else None,
-        captions=Upload(captions.filename or "captions", captions.stream) if captions else None,
+        course_id=course_id, title=request.form.get("title", ""), number=number, video=video, captions=captions,
         language=request.form.get("language", ""))
     return jsonify(result), 202
+
+
+@lectures.post("/v1/courses/<course_id>/lectures/check")
+def upload_check(course_id: str):
+    """Whether a plain upload of ``X-LC-Body-Length`` bytes fits in the store with the reserve kept:
+    200 ``{"ok": true}``, else 507 ``insufficient_storage`` (the gateway asks before it relays a body)."""
+    parts = ingest()
+    resumable.check_room_for_plain_upload(settings=parts.settings, records=parts.records, store=parts.store,
+                                          size=_body_length())
+    return {"ok": True}
 
 
 @lectures.post("/v1/lectures/<lecture_id>/retry")

@@ -34,6 +34,15 @@ def admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size:
         raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
                           f"start again once an abandoned one expires ({span(idle)} after its last chunk).",
                           status=429, code="too_many_uploads", headers={"Retry-After": str(wait)})
+    check_room(settings, store, open_rows, size=size, expected=expected)
+
+
+def check_room(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int,
+               expected: Callable[[list[dict]], int]) -> None:
+    """507 ``insufficient_storage`` when ``size`` bytes do not fit in the media store's free space
+    less what the open resumable uploads ``open_rows`` still expect (``expected(open_rows)``) and
+    less ``LC_UPLOAD_DISK_RESERVE_BYTES``: the rule of both upload paths (a resumable upload's start,
+    a plain upload before its body is read)."""
     room = shutil.disk_usage(store.root).free - expected(open_rows) - settings.upload_disk_reserve_bytes
     if size > room:
         raise IngestError(f"The server has no room for this file now: {gb(size)} do not fit in the "

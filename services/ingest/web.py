@@ -18,6 +18,7 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
 from .core import IngestError
+from .spool import GuardedSpool
 from .store import IngestStore
 
 log = logging.getLogger("services.ingest")
@@ -46,9 +47,14 @@ class _StrictFormParser(FormDataParser):
 class StrictFormRequest(Request):
     """Flask's request whose multipart form raises ``ValueError`` when it cannot be parsed (no
     boundary, not multipart, cut off before its end): werkzeug's parser is silent by default, so such
-    a form read as an empty one and the upload was refused as ``missing_file``."""
+    a form read as an empty one and the upload was refused as ``missing_file``. Its file parts are
+    spooled in the media store, keeping the upload reserve (:class:`~.spool.GuardedSpool`)."""
 
     form_data_parser_class = _StrictFormParser
+
+    def _get_file_stream(self, total_content_length, content_type, filename=None, content_length=None):
+        parts = ingest()
+        return GuardedSpool(parts.store.root, parts.settings.upload_disk_reserve_bytes)
 
 
 def ingest() -> Ingest:

@@ -32,7 +32,7 @@ def overlay_ids(targets):
 
 
 def _settings() -> Settings:
-    return Settings(_env_file=None)
+    return Settings(_env_file=None, port_offset=0)  # the defaults, whatever offset a local stack keeps
 
 
 def _health_port(service: str) -> int:

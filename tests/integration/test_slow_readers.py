@@ -40,7 +40,7 @@ run_wsgi(lambda: app, host="127.0.0.1", port=int(__import__("sys").argv[1]), thr
 def _serve() -> tuple[subprocess.Popen, int]:
     port = _free_port()
     proc = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], stderr=subprocess.PIPE, text=True)
-    if not wait_until_up(f"http://127.0.0.1:{port}/healthz", proc, 30):
+    if not wait_until_up(f"http://127.0.0.1:{port}/healthz", proc, 30, own=False):  # its app sends no LC-Pid
         proc.kill()
         raise RuntimeError(f"the test server did not start: {proc.communicate()[1][-2000:]}")
     return proc, port

@@ -28,10 +28,17 @@ bp = Blueprint("lectures", __name__)
 @takes("multipart/form-data", schemas.LectureUploadForm)
 @returns(out.LectureQueued, 202)
 def upload_lecture(course_id: str):
-    """Uploads a lecture (owner or admin), streamed to ingest chunked (no copy in the gateway)."""
+    """Uploads a lecture (owner or admin), streamed to ingest chunked (no copy in the gateway). Ingest
+    is asked first whether the body (its declared length, ``X-LC-Body-Length``) fits in the store
+    with the upload reserve kept: a body that does not is refused (507 ``insufficient_storage``)
+    before a byte of it is read, its connection closed."""
     c = course_row(course_id, manage=True)
-    return ingest_client.relay_upload("POST", f"/v1/courses/{c['id']}/lectures", {"Content-Type": request.headers.get(
-        "Content-Type", "")}, ctx().settings.upload_timeout_s + 60)
+    length = {"X-LC-Body-Length": str(request.content_length or 0)}
+    checked = ingest_client.relay("POST", f"/v1/courses/{c['id']}/lectures/check", headers=length, timeout_s=60)
+    if checked.status_code != 200:
+        return checked
+    return ingest_client.relay_upload("POST", f"/v1/courses/{c['id']}/lectures", {
+        "Content-Type": request.headers.get("Content-Type", ""), **length}, ctx().settings.upload_timeout_s + 60)
 
 
 @bp.post("/api/courses/<course_id>/uploads")

@@ -3,8 +3,12 @@ health checks and the OpenAPI document."""
 
 from __future__ import annotations
 
+import grpc
 import psycopg
 from flask import Blueprint, current_app
+
+from lecturecopilot.ask.v1 import ask_pb2
+from lecturecopilot.health import pid_header
 
 from .. import openapi, security, store
 from ..access import course_row
@@ -48,17 +52,29 @@ def favicon():
     return current_app.send_static_file("favicon.ico")
 
 
+# how long /readyz waits for ask's answer: under the 1 s a Kubernetes probe waits by default
+ASK_READY_TIMEOUT_S = 0.8
+
+
 @bp.get("/healthz")
 def healthz():
-    """Alive: ``{"ok": true}``."""
-    return {"ok": True}
+    """Alive: ``{"ok": true}``, naming the process (``LC-Pid``, :data:`~lecturecopilot.health.PID_HEADER`)."""
+    return {"ok": True}, 200, pid_header()
 
 
 @bp.get("/readyz")
 def readyz():
-    """Ready: ``{"ok": true}`` when Postgres answers (503 ``database_unavailable`` otherwise)."""
+    """Ready: ``{"ok": true}`` (naming the process, ``LC-Pid``) when Postgres answers (else 503
+    ``database_unavailable``) and ask answers a call (an empty ``Embed``, which runs no model) within
+    :data:`ASK_READY_TIMEOUT_S` (else 503 ``ask_unavailable``): a gateway whose every question
+    would fail is not ready (Kubernetes sends it no traffic meanwhile)."""
     store.ping(ctx().pool)
-    return {"ok": True}
+    try:
+        ctx().ask.Embed(ask_pb2.EmbedRequest(), timeout=ASK_READY_TIMEOUT_S)
+    except grpc.RpcError as e:
+        raise ApiError(503, "ask_unavailable", f"The answering service does not answer ({e.code().name}).",
+                       headers={"Retry-After": "5"}) from None
+    return {"ok": True}, 200, pid_header()
 
 
 @bp.get("/api/openapi.json")
