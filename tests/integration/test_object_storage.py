@@ -309,7 +309,7 @@ def _kill_ingest(eph) -> None:
     pid = _ingest_pid(eph)
     os.killpg(pid, signal.SIGKILL)
     deadline = time.time() + 10
-    while stack_mod._alive(pid) and time.time() < deadline:
+    while stack_mod.pid_alive(pid) and time.time() < deadline:
         time.sleep(0.05)
 
 
