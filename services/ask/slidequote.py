@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from lecturecopilot.vocabulary import REFINE_STOP
+from .refine import content_words
 
 SLIDE_WORDS = 20   # a slide quoted in an answer: its title and at most this many words of its text
 SLIDE_CHARS = 200  # ... and at most this many characters (a URL or a formula can be one long "word")
@@ -26,7 +26,6 @@ _OPEN, _CLOSE = "([{", ")]}"
 # "a.k.a.", "e.g.") before a capital, unless that word is a usual abbreviation
 _SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9)]{3}[.?!])\s+(?=[A-Z])")
 _ABBREVIATIONS = frozenset("etc prof approx fig figs resp vol cf incl esp".split())
-_WORD = re.compile(r"[a-z0-9]+")
 
 
 def top_level_split(text: str, sep: str) -> list[str]:
@@ -86,9 +85,8 @@ def _cut(words: list[str]) -> str:
 
 
 def _keys(text: str) -> set[str]:
-    """Content words of ``text``, lower-cased, a final "s" dropped from words of 4+ letters."""
-    return {w[:-1] if len(w) > 3 and w.endswith("s") else w
-            for w in _WORD.findall(text.lower()) if w not in REFINE_STOP}
+    """:func:`refine.content_words` of ``text``, a final "s" dropped from words of 4+ letters."""
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in content_words(text)}
 
 
 def slide_excerpt(text: str, query: str, is_talk: Callable[[str], bool] | None = None) -> str:
