@@ -272,13 +272,32 @@ def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: fl
     return said / total
 
 
+VETO_ZIPF = (2.0, 2.5, 3.0, 3.5, 4.0)  # an unsaid word rarer than this in English names a subject …
+VETO_LEX = (0.6, 0.7, 0.8, 0.9)         # … unless a course word is this close in letters (a misspelling, a mishearing)
+
+
+def unsaid_subject(words: list[dict], zipf_below: float, lex_below: float) -> bool:
+    """True when a topic word the course never says is rare in English (Zipf < ``zipf_below``) and
+    no course word is close to it in letters (best Indel ratio < ``lex_below``): the question's
+    distinctive subject ("Michaelis", "dialysis") is not what the lectures treat."""
+    return any(not w["in_course"] and w["lex"] < lex_below and _zipf(w["word"]) < zipf_below for w in words)
+
+
+def _vetoed(rows: list[dict], v: tuple) -> np.ndarray:
+    """Per row, whether variant ``v``'s veto (elements 5 and 6: Zipf and letter cut-offs) declines it."""
+    if len(v) < 7:
+        return np.zeros(len(rows), dtype=bool)
+    return np.asarray([unsaid_subject(r["words"], v[5], v[6]) for r in rows])
+
+
 def _cov(words: list[dict], v: tuple) -> float:
     """:func:`coverage` under variant ``v`` = (local, lex, sem, drop[, prior])."""
     return coverage(words, local=v[0], lex=v[1], sem=v[2], drop=v[3], prior=v[4] if len(v) > 4 else 0.0)
 
 
 def decisions(rows: list[dict], variant: tuple, weight: float, threshold: float) -> np.ndarray:
-    return np.asarray([r["window"] + weight * _cov(r["words"], variant) >= threshold for r in rows])
+    ans = np.asarray([r["window"] + weight * _cov(r["words"], variant) >= threshold for r in rows])
+    return ans & ~_vetoed(rows, variant)
 
 
 def scores(answer: np.ndarray, covered: np.ndarray) -> dict:
@@ -287,7 +306,8 @@ def scores(answer: np.ndarray, covered: np.ndarray) -> dict:
             "uncovered_declined": float((~answer & ~covered).sum() / max(1, (~covered).sum()))}
 
 
-def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0) -> dict:
+def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0,
+             weights: tuple[float, ...] = WEIGHTS) -> dict:
     """Leave-one-group-out: each variant's (weight, threshold) and the cut-offs among ``variants``
     chosen on the other groups by right call (ties: the higher threshold), scored on the group.
     ``min_declined`` > 0: only operating points that decline at least that share of the other
@@ -301,8 +321,9 @@ def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0)
     right_all = []
     for v in variants:
         cov = np.asarray([_cov(r["words"], v) for r in rows])
-        for w in WEIGHTS:
-            ans = (win + w * cov)[:, None] >= np.asarray(THRESHOLDS)[None, :]
+        veto = _vetoed(rows, v)
+        for w in weights:
+            ans = ((win + w * cov)[:, None] >= np.asarray(THRESHOLDS)[None, :]) & ~veto[:, None]
             for k, t in enumerate(THRESHOLDS):
                 combos.append((v, w, t))
                 right_all.append(ans[:, k])
@@ -322,12 +343,13 @@ def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0)
                       "chosen": {"local": combos[best][0][0], "lex": combos[best][0][1], "sem": combos[best][0][2],
                                  "drop": combos[best][0][3],
                                  "prior": combos[best][0][4] if len(combos[best][0]) > 4 else 0.0,
+                                 "veto": list(combos[best][0][5:7]),
                                  "weight": combos[best][1], "threshold": combos[best][2]}}
     rc = [h["right_call"] for h in held.values()]
     pooled = np.zeros(len(rows), dtype=bool)
     for g, name in enumerate(groups):
         c = held[name]["chosen"]
-        v = (c["local"], c["lex"], c["sem"], c["drop"], c["prior"])
+        v = (c["local"], c["lex"], c["sem"], c["drop"], c["prior"], *c["veto"])
         pooled[gidx == g] = decisions([r for r in rows if r["group"] == name], v, c["weight"], c["threshold"])
     one = np.asarray([r.get("lectures", 0) == 1 for r in rows])
     return {"per_group": held, "mean_right_call": statistics.mean(rc), "sd_right_call": statistics.pstdev(rc),
@@ -378,7 +400,21 @@ def main() -> None:
            "background_local": group_cv(rows, [(True, 1.01, 1.01, 9.9, b) for b in PRIOR]),
            "local_declining_0.9": group_cv(rows, [(True, 1.01, 1.01, 9.9)], min_declined=0.9),
            "background_local_declining_0.9": group_cv(rows, [(True, 1.01, 1.01, 9.9, b) for b in PRIOR],
-                                                      min_declined=0.9)}
+                                                      min_declined=0.9),
+           "background_local_soft_declining_0.9": group_cv(
+               rows, [(True, lx, sm, 9.9, gate.BACKGROUND_PASSAGES) for lx, sm in itertools.product(LEX, SEM)],
+               min_declined=0.9),
+           "background_local_letters_fixed_weights_declining_0.9": group_cv(
+               rows, [(True, lx, 1.01, 9.9, gate.BACKGROUND_PASSAGES) for lx in LEX],
+               min_declined=0.9, weights=(gate.COVERAGE_WEIGHT,)),
+           "unsaid_subject_declining_0.9": group_cv(
+               rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
+               + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx) for z in VETO_ZIPF for lx in VETO_LEX],
+               min_declined=0.9),
+           "unsaid_subject_fixed_weights_declining_0.9": group_cv(
+               rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
+               + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx) for z in VETO_ZIPF for lx in VETO_LEX],
+               min_declined=0.9, weights=(gate.COVERAGE_WEIGHT,))}
     publish(out, "gate-fields-latest.json")
 
 
