@@ -81,18 +81,20 @@ def accepts(model: type[schemas.Body]) -> Callable:
 
 
 def returns(model: type[BaseModel] | None = None, status: int = 200, *, media: str = "application/json",
-            description: str | None = None) -> Callable:
+            description: str | None = None, events: dict[str, type[BaseModel]] | None = None) -> Callable:
     """Declares one answer of a view for the OpenAPI document: ``status`` with a body of ``model``
-    (JSON) or of ``media`` (e.g. ``text/event-stream``), or none (``model`` None, media ""). A
-    status may be declared more than once, with different media."""
+    (JSON) or of ``media`` (e.g. ``text/csv``), or none (``model`` None, media ""). A stream of
+    server-sent events (``media="text/event-stream"``) names its ``events``: event name → the
+    model of its ``data`` (``events.py``). A status may be declared more than once, with different media."""
     def mark(view: Callable) -> Callable:
-        view.responses = [(status, model, media, description), *getattr(view, "responses", [])]
+        view.responses = [(status, model, media, description, events or {}), *getattr(view, "responses", [])]
         return view
     return mark
 
 
-def query(**params: str) -> Callable:
-    """Declares the query parameters a view reads, each with its description (OpenAPI only)."""
+def query(**params: str | tuple[str, dict]) -> Callable:
+    """Declares the query parameters a view reads (OpenAPI only), each with its description, or a
+    ``(description, JSON Schema)`` pair where the view refuses other values (default ``{"type": "string"}``)."""
     def mark(view: Callable) -> Callable:
         view.query_params = {**getattr(view, "query_params", {}), **params}
         return view

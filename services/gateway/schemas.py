@@ -7,8 +7,9 @@ introspectable (``view.body_model``): the OpenAPI document (``openapi.py``) is b
 bad-input tests cover every route that takes a body. The answers' models are in ``responses.py``.
 
 Every model forbids unknown fields, takes JSON's types strictly (``"5"`` is not a number, ``true``
-is not an integer), bounds its numbers and lengths, and refuses text that no store can keep or
-that reads other than it is (see :func:`clean_text`). A refused body is :class:`BodyError`: HTTP
+is not an integer; ``2.0`` is the integer 2, as in JSON Schema), bounds its numbers and lengths as
+pydantic constraints (so the OpenAPI document states them: ``minLength``, ``maximum``...), and refuses
+text that no store can keep or that reads other than it is (see :func:`clean_text`). A refused body is :class:`BodyError`: HTTP
 400 with a code (``invalid_<field>`` unless the model keeps an older code), our own sentence naming
 the field, and the field's path (``answers[0].choice``); never pydantic's text.
 """
@@ -20,14 +21,19 @@ import unicodedata
 import uuid
 from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, StrictBool, StrictInt, StrictStr,
+                      ValidationError)
 from pydantic_core import PydanticCustomError
 
-from lecturecopilot.text import refused
+from lecturecopilot.text import MAX_FILENAME_CHARS, refused
 
 MAX_NUMBER = 9999  # lecture numbers: 0..9999 (as the multipart upload's 'number')
 MAX_UPLOAD_SIZE = 2**63 - 1  # a Postgres bigint; the configured limit (413) is ingest's check
 MAX_CITE_S = 86400.0  # a citation lies inside its lecture (at most 2 h; the store checks the lecture's end)
+
+
+REFUSED_CHARS = ("contains characters that are not allowed (control characters, unpaired surrogates or "
+                 "text-direction controls)")
 
 
 class BodyError(ValueError):
@@ -50,8 +56,7 @@ def clean_text(value: str, max_chars: int, *, multiline: bool = False, required:
     spaces, is empty too). Returns None for an empty optional text."""
     value = value.strip() if multiline else " ".join(value.split())  # line breaks of a one-line field are spaces
     if any(refused(c, multiline=multiline) for c in value):
-        raise PydanticCustomError("text_chars", "contains characters that are not allowed (control characters, "
-                                                "unpaired surrogates or text-direction controls)")
+        raise PydanticCustomError("text_chars", REFUSED_CHARS)
     if not value or all(unicodedata.category(c) == "Cf" or c.isspace() for c in value):  # "\u200b\ufeff": blank too
         if required:
             raise PydanticCustomError("text_empty", "must be a non-empty string")
@@ -62,15 +67,32 @@ def clean_text(value: str, max_chars: int, *, multiline: bool = False, required:
 
 
 def Text(max_chars: int, *, multiline: bool = False) -> Any:  # noqa: N802 - a type factory
-    """A required string (see :func:`clean_text`)."""
-    return Annotated[StrictStr, AfterValidator(lambda v: clean_text(v, max_chars, multiline=multiline))]
+    """A required string of 1..``max_chars`` characters as sent, then cleaned (see :func:`clean_text`)."""
+    return Annotated[StrictStr, Field(min_length=1, max_length=max_chars),
+                     AfterValidator(lambda v: clean_text(v, max_chars, multiline=multiline))]
 
 
 def OptionalText(max_chars: int, *, multiline: bool = False) -> Any:  # noqa: N802 - a type factory
-    """A string or null; an empty or blank string is null (see :func:`clean_text`)."""
-    return Annotated[StrictStr | None,
+    """A string of at most ``max_chars`` characters, or null; an empty or blank string is null (see :func:`clean_text`)."""
+    return Annotated[Annotated[StrictStr, Field(max_length=max_chars)] | None,
                      AfterValidator(lambda v: None if v is None else
                                     clean_text(v, max_chars, multiline=multiline, required=False))]
+
+
+def _integral(value: Any) -> Any:
+    """A JSON number with no fraction (``2.0``) as the integer it is (JSON Schema's ``integer``); anything else as is."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def Int(lo: int, hi: int) -> Any:  # noqa: N802 - a type factory
+    """An integer from ``lo`` to ``hi`` (``true`` and ``"5"`` are not; ``2.0`` is 2): ``integer``,
+    ``minimum``, ``maximum`` in the document."""
+    return Annotated[StrictInt, Field(ge=lo, le=hi), BeforeValidator(_integral)]
+
+
+def Email() -> Any:  # noqa: N802 - a type factory
+    """An email address as sent (at most 320 characters; the route checks its form: 400 ``invalid_email``)."""
+    return Annotated[StrictStr, Field(max_length=320, json_schema_extra={"format": "email"})]
 
 
 def _a_uuid(value: str | None) -> str | None:
@@ -115,23 +137,24 @@ class CourseUpdate(Body):
 class MemberAdd(Body):
     """``POST /api/courses/{id}/members``."""
 
-    email: StrictStr = Field(max_length=320, description="an email address")
+    email: Email() = Field(description="an email address")
 
 
 class LectureUpdate(Body):
     """``PATCH /api/lectures/{id}``: the fields sent are changed."""
 
     title: Text(200) | None = Field(None, description=TITLE)
-    number: StrictInt | None = Field(None, ge=0, le=MAX_NUMBER, description=f"an integer from 0 to {MAX_NUMBER}")
+    number: Int(0, MAX_NUMBER) | None = Field(None, description=f"an integer from 0 to {MAX_NUMBER}")
 
 
 class UploadStart(Body):
     """``POST /api/courses/{id}/uploads`` (relayed to ingest, which checks the name, type and size limit)."""
 
-    filename: StrictStr = Field(max_length=1000, description="the file's name (at most 255 characters)")
-    size: StrictInt = Field(ge=1, le=MAX_UPLOAD_SIZE, description="the file's size in bytes (a positive integer)")
+    filename: StrictStr = Field(min_length=1, max_length=MAX_FILENAME_CHARS, pattern=r"^[^/\\]+$", description=(
+        f"the file's name (at most {MAX_FILENAME_CHARS} characters, no slashes)"))
+    size: Int(1, MAX_UPLOAD_SIZE) = Field(description="the file's size in bytes (a positive integer)")
     title: OptionalText(200) = Field(None, description=TITLE)
-    number: StrictInt | None = Field(None, ge=0, le=MAX_NUMBER, description=f"an integer from 0 to {MAX_NUMBER}")
+    number: Int(0, MAX_NUMBER) | None = Field(None, description=f"an integer from 0 to {MAX_NUMBER}")
     language: StrictStr | None = Field(None, max_length=32, pattern=r"^([A-Za-z]{2,3}(-[A-Za-z0-9]{1,8}){0,3})?$",
                                        description="a language code such as 'en' or 'pt-BR'")
 
@@ -146,7 +169,7 @@ class SearchQuery(Body):
 
     field_codes: ClassVar[dict[str, str]] = {"query": "invalid_question", "lecture_id": "invalid_lecture"}
     query: Text(2000) = Field(description=QUESTION)
-    k: StrictInt = Field(6, ge=1, le=50, description="an integer from 1 to 50")
+    k: Int(1, 50) = Field(6, description="an integer from 1 to 50")
     lecture_id: StrictStr | None = Field(None, max_length=100, description=LECTURE)
 
 
@@ -156,7 +179,8 @@ class AskQuestion(Body):
     field_codes: ClassVar[dict[str, str]] = {"lecture_id": "invalid_lecture", "conversation_id": "invalid_conversation"}
     question: Text(2000) = Field(description=QUESTION)
     lecture_id: StrictStr | None = Field(None, max_length=100, description=LECTURE)
-    conversation_id: Annotated[StrictStr | None, AfterValidator(_a_uuid)] = Field(
+    conversation_id: Annotated[Annotated[StrictStr, Field(json_schema_extra={"format": "uuid"})] | None,
+                               AfterValidator(_a_uuid)] = Field(
         None, description="the id a previous answer returned (a UUID), or null for a new conversation")
 
 
@@ -171,7 +195,7 @@ class Feedback(Body):
 class MagicLink(Body):
     """``POST /api/auth/magic-link``."""
 
-    email: StrictStr = Field(max_length=320, description="an email address")
+    email: Email() = Field(description="an email address")
 
 
 class Verify(Body):
@@ -190,7 +214,7 @@ class RoleRequest(Body):
 class Contact(Body):
     """``POST /api/contact`` (``email`` may be left out when signed in)."""
 
-    email: StrictStr | None = Field(None, max_length=320, description="an email address we can answer")
+    email: Email() | None = Field(None, description="an email address we can answer")
     message: Text(5000, multiline=True) = Field(description="a non-empty string of at most 5000 characters")
     name: OptionalText(200) = Field(None, description="a string of at most 200 characters, or null")
 
@@ -204,7 +228,7 @@ class QuizAnswer(Body):
     """One answer of a practice submission."""
 
     question_id: StrictStr = Field(max_length=100, description="the id of a question of this lecture or course")
-    choice: StrictInt = Field(ge=0, le=3, description=CHOICE)
+    choice: Int(0, 3) = Field(description=CHOICE)
 
 
 class QuizAnswers(Body):
@@ -218,7 +242,7 @@ class QuizAnswers(Body):
 class PracticeAnswer(Body):
     """``POST /api/practice/{question_id}/answer``."""
 
-    choice: StrictInt = Field(ge=0, le=3, description=CHOICE)
+    choice: Int(0, 3) = Field(description=CHOICE)
 
 
 class QuizEdit(Body):
@@ -229,7 +253,7 @@ class QuizEdit(Body):
     question: Text(2000) | None = Field(None, description="a non-empty string of at most 2000 characters")
     options: list[Text(2000)] | None = Field(None, min_length=4, max_length=4, description=(
         "a list of 4 non-empty strings of at most 2000 characters"))
-    answer_index: StrictInt | None = Field(None, ge=0, le=3, description=CHOICE)
+    answer_index: Int(0, 3) | None = Field(None, description=CHOICE)
     explanation: Text(2000) | None = Field(None, description="a non-empty string of at most 2000 characters")
     cite_lecture_id: StrictStr | None = Field(None, max_length=100, description="the id of a lecture of this course")
     cite_t_s: float | None = Field(None, ge=0, le=MAX_CITE_S, description=(
@@ -303,6 +327,10 @@ def error_for(model: type[Body], e: ValidationError) -> BodyError:
     code = model.error_code or model.field_codes.get(leaf or "") or (f"invalid_{top}" if top else "invalid_body")
     if err["type"] in ("text_chars", "text_long"):  # our own sentences (clean_text)
         message = f"'{field}' {err['msg']}."
+    elif err["type"] == "string_unicode":  # an unpaired surrogate, met by a length check before clean_text
+        message = f"'{field}' {REFUSED_CHARS}."
+    elif err["type"] == "string_too_long":  # as sent, before clean_text: the same sentence
+        message = f"'{field}' must be at most {err['ctx']['max_length']} characters."
     elif err["type"] == "missing":
         message = f"'{field}' is required: {desc}." if desc else f"'{field}' is required."
     else:

@@ -1,5 +1,5 @@
 """``GET /api/openapi.json`` on the real stack: the document the gateway serves is valid OpenAPI
-3.1, names every route under /api/ of the running app (the routes come from its own url_map, read
+3.1, names every route under /api/ of the running app and its health probes (the routes come from its own url_map, read
 in a process of its own as in test_json_bodies), and real answers fit the models it documents:
 each answer below is validated against the schema the document names for its path, method and
 status (the models refuse unknown fields, so an undocumented field fails)."""
@@ -11,7 +11,7 @@ import requests
 from openapi_spec_validator import validate
 
 from services.gateway import responses
-from services.gateway.openapi import path_of
+from services.gateway.openapi import documented as is_documented, path_of
 
 from web_helpers import mint
 
@@ -29,8 +29,9 @@ def test_the_served_document_is_valid_and_names_every_api_route(stack, doc):
     from .test_json_bodies import routes
 
     validate(doc)
-    served = {(path_of(r["rule"]), m.lower()) for r in routes(stack) if r["rule"].startswith("/api/")
+    served = {(path_of(r["rule"]), m.lower()) for r in routes(stack) if is_documented(r["rule"])
               for m in r["methods"]}
+    assert {("/healthz", "get"), ("/readyz", "get")} <= served
     documented = {(p, m) for p, ops in doc["paths"].items() for m in ops}
     assert served == documented, {"undocumented": served - documented, "not served": documented - served}
 
@@ -89,6 +90,8 @@ def test_real_answers_fit_the_documented_models(stack, doc):
     assert call("get", "/api/courses/{course_id}/insights")["questions"] >= 1  # a student's: staff are not counted
     call("get", "/api/me", who=student)
     call("get", "/api/me", who={})
+    call("get", "/healthz", who={})
+    call("get", "/readyz", who={})
     ids["request_id"] = call("post", "/api/role-requests", who=student, json={"reason": "I teach"})["id"]
     call("get", "/api/role-requests", who=admin)
     ids["decision"] = "deny"

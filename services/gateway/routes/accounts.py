@@ -137,7 +137,8 @@ def decide_role_request(request_id: str, decision: str):
 @returns(out.Sent, 202)
 def contact(body: schemas.Contact):
     """Mails the operator (``LC_OPERATOR_EMAIL``): ``{"email", "message", "name"?}`` → 202;
-    ``LC_CONTACT_LIMIT`` messages a day per person (429 beyond)."""
+    ``LC_CONTACT_LIMIT`` messages a day per person (429 beyond). A server with no operator address
+    has no contact form: 404 ``contact_off`` (a setting, not a failure: no 5xx, nothing to retry)."""
     s = ctx().settings
     email = accounts.normal_email(body.email) if body.email else (g.principal.email if g.principal else None)
     if email is None:
@@ -145,7 +146,8 @@ def contact(body: schemas.Contact):
                        extra={"field": "email"})
     name = body.name or ""
     if not s.operator_email:  # before counting: a refused message uses up nothing
-        raise ApiError(503, "contact_off", "The contact form is not configured on this server (LC_OPERATOR_EMAIL).")
+        raise ApiError(404, "contact_off", "This server has no contact form: its operator has not set an address "
+                                           "for it (LC_OPERATOR_EMAIL).")
     limited([(f"contact:{person()}", limits.DAY_S, s.contact_limit)], "messages today")
     try:
         ctx().mail(s.operator_email, f"Lecture Copilot contact: {name or email}"[:150],

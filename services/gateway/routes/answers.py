@@ -19,7 +19,7 @@ from flask import Blueprint, Response, g, request, stream_with_context
 from lecturecopilot import telemetry
 from lecturecopilot.ask.v1 import ask_pb2
 
-from .. import limits, responses as out, schemas, store
+from .. import events as ev, limits, responses as out, schemas, store
 from ..access import a_uuid, course_row, lecture_in, limited, may_manage, person, unlimited, within_course
 from ..context import ctx
 from ..contract import accepts, returns
@@ -92,8 +92,8 @@ def _count_question(c: dict) -> limits.Use | None:
 @bp.post("/api/courses/<course_id>/ask")
 @accepts(schemas.AskQuestion)
 @returns(out.AskAnswer)
-@returns(None, 200, media="text/event-stream", description="with Accept: text/event-stream: `delta`, "
-         "`sentence` and `done` (an AskAnswer) events, or `error`")
+@returns(None, 200, media="text/event-stream", events=ev.ASK_EVENTS, description="with Accept: text/event-stream: "
+         "`delta` and `sentence` events, then `done` (the AskAnswer) or `error`")
 def ask_question(course_id: str, body: schemas.AskQuestion):
     """An answer as JSON, or streamed as SSE with ``Accept: text/event-stream``. Counted against
     the day's questions (per course and across courses, ``LC_ASK_LIMIT_*``); a question ask

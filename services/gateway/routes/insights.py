@@ -18,8 +18,10 @@ from ..contract import query, returns
 from ..errors import ApiError, grpc_error
 
 bp = Blueprint("insights", __name__)
-PERIOD = {"from": "first day (YYYY-MM-DD), default 29 days before 'to'", "to": "last day (YYYY-MM-DD), default today",
-          "since": "the same as 'from'", "until": "the same as 'to'"}
+_DAY = {"type": "string", "format": "date"}  # ISO 8601: 400 invalid_period otherwise (insights.period)
+PERIOD = {"from": ("first day (YYYY-MM-DD), default 29 days before 'to'", _DAY),
+          "to": ("last day (YYYY-MM-DD), default today", _DAY),
+          "since": ("the same as 'from'", _DAY), "until": ("the same as 'to'", _DAY)}
 
 
 def embed(texts: list[str]) -> np.ndarray:

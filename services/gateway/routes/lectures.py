@@ -14,7 +14,7 @@ from werkzeug.http import parse_range_header
 from lecturecopilot import db
 from lecturecopilot.storage import MediaUnavailable
 
-from .. import ingest_client, responses as out, schemas, store
+from .. import events as ev, ingest_client, responses as out, schemas, store
 from ..access import course_row, lecture_and_course, lecture_row, managed_upload, person
 from ..context import ctx
 from ..contract import accepts, returns, takes
@@ -168,7 +168,8 @@ def _progress(lecture_id, release):
 
 
 @bp.get("/api/lectures/<lecture_id>/events")
-@returns(None, 200, media="text/event-stream", description="`status` events, then `deleted` or the end")
+@returns(None, 200, media="text/event-stream", events=ev.LECTURE_EVENTS,
+         description="`status` events, then `deleted` or the end")
 def lecture_events(lecture_id: str):
     """SSE: ``status`` events ``{"status", "stage", "progress", "error"}`` whenever they change
     (Postgres polled every 0.5 s), a comment every 5 s; the stream ends after ready/failed, or

@@ -10,7 +10,7 @@ from flask import Blueprint, current_app
 from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.health import pid_header
 
-from .. import openapi, security, store
+from .. import openapi, responses as out, security, store
 from ..access import course_row
 from ..context import STATIC, ctx
 from ..contract import returns
@@ -57,12 +57,15 @@ ASK_READY_TIMEOUT_S = 0.8
 
 
 @bp.get("/healthz")
+@returns(out.Ok)
 def healthz():
     """Alive: ``{"ok": true}``, naming the process (``LC-Pid``, :data:`~lecturecopilot.health.PID_HEADER`)."""
     return {"ok": True}, 200, pid_header()
 
 
 @bp.get("/readyz")
+@returns(out.Ok)
+@returns(out.Error, 503, description="not ready: `database_unavailable` or `ask_unavailable` (with Retry-After)")
 def readyz():
     """Ready: ``{"ok": true}`` (naming the process, ``LC-Pid``) when Postgres answers (else 503
     ``database_unavailable``) and ask answers a call (an empty ``Embed``, which runs no model) within

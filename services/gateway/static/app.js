@@ -43,8 +43,11 @@ async function api(path, opts = {}) {
   if (opts.json !== undefined) { headers["Content-Type"] = "application/json"; body = JSON.stringify(opts.json); }
   const res = await fetch(path, { method, headers, body, credentials: "same-origin" });
   if (!res.ok) {
-    const err = new Error(await errorOf(res));
+    let error = {};
+    try { error = (await res.json()).error || {}; } catch (e) { /* not JSON: the status line says it */ }
+    const err = new Error(error.message || res.statusText || `HTTP ${res.status}`);
     err.status = res.status;
+    err.code = error.code;  // e.g. contact_off
     throw err;
   }
   return res.status === 204 ? null : res.json();
@@ -572,7 +575,10 @@ function showSignin() {
     try {
       await api("/api/auth/magic-link", { method: "POST", json: { email } });
       status.textContent = `We sent a sign-in link to ${email}. It works once, for 15 minutes.`;
-    } catch (err) { status.textContent = err.message; }
+    } catch (err) {
+      status.textContent = err.message;
+      if (err.code === "contact_off") $("#contact-form").hidden = true;  // 404: this server has no contact form
+    }
   });
 }
 
@@ -1138,7 +1144,10 @@ function showContact() {
         email: $("#contact-email").value.trim(), message: $("#contact-message").value } });
       status.textContent = "Sent. Thank you; we'll answer by email.";
       $("#contact-form").reset();
-    } catch (err) { status.textContent = err.message; }
+    } catch (err) {
+      status.textContent = err.message;
+      if (err.code === "contact_off") $("#contact-form").hidden = true;  // 404: this server has no contact form
+    }
   });
 }
 
