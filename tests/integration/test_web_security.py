@@ -1,9 +1,11 @@
 """Gateway safety in HTTP terms: a fresh CSP nonce per page that matches its script tags, the
-usual security headers, JSON errors everywhere, request size limits."""
+usual security headers, the web client's modules served as JavaScript and revalidated, JSON errors
+everywhere, request size limits."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 import requests
@@ -33,6 +35,31 @@ def test_pages_have_a_fresh_nonce_and_security_headers(stack):
         assert "camera=()" in h["Permissions-Policy"]
         assert "Strict-Transport-Security" not in h  # plain http here
     assert len(set(nonces)) == len(nonces)
+
+
+def test_the_client_modules_are_served_as_javascript_and_revalidated(stack):
+    """The page loads one module script (js/main.js); it and every module it imports, followed
+    through their ``import`` lines, come from /static as JavaScript (a module script of another
+    type is refused under nosniff) with an ETag and ``no-cache``: the browser asks again on each load
+    (a 304 when unchanged), so after a deploy no page mixes old and new modules."""
+    page = requests.get(f"{stack.base}/", timeout=10).text
+    entry = re.findall(r'<script type="module"[^>]* src="([^"]+)"', page)
+    assert entry == ["/static/js/main.js"], entry
+    todo, seen = list(entry), set()
+    while todo:
+        url = todo.pop()
+        if url in seen:
+            continue
+        seen.add(url)
+        r = requests.get(stack.base + url, timeout=10)
+        assert r.status_code == 200 and r.headers["Content-Type"].startswith("text/javascript"), (url, r.headers)
+        assert "no-cache" in r.headers["Cache-Control"] and r.headers["ETag"], (url, r.headers)
+        again = requests.get(stack.base + url, headers={"If-None-Match": r.headers["ETag"]}, timeout=10)
+        assert again.status_code == 304, url
+        base = url.rsplit("/", 1)[0]
+        todo += [f"{base}/{m}" for m in re.findall(r'^import (?:[^"]+ from )?"\./([\w-]+\.js)";$', r.text, re.M)]
+    shipped = Path(__file__).resolve().parents[2] / "services/gateway/static/js"
+    assert seen == {f"/static/js/{p.name}" for p in shipped.glob("*.js")}  # every module, none unused
 
 
 def test_favicon_is_served(stack):

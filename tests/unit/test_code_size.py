@@ -1,7 +1,9 @@
 """Size limits of the code (issue 14): no function in ``services/`` or ``lecturecopilot/`` over
 :data:`MAX_FUNCTION_LINES` lines and no module over :data:`MAX_MODULE_LINES`, generated code
 (``*_pb2*.py``) aside. A function's length is ``end_lineno - lineno + 1`` of its AST node
-(decorators not counted, its docstring and nested functions counted)."""
+(decorators not counted, its docstring and nested functions counted). The web client's JavaScript
+(every ``*.js`` under :data:`PACKAGES`: the ES modules in ``services/gateway/static/js``) is held to
+the same module limit (issue 32)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,17 @@ def _modules() -> list[Path]:
                 continue
             found.append(path)
     return found
+
+
+def _js_modules() -> list[Path]:
+    """The JavaScript files checked: every ``*.js`` under :data:`PACKAGES`."""
+    return [path for package in PACKAGES for path in sorted((ROOT / package).rglob("*.js"))]
+
+
+def _oversized_js(path: Path, root: Path = ROOT) -> list[str]:
+    """``path`` as ``file: module (n lines > limit)`` when it has over :data:`MAX_MODULE_LINES` lines, else nothing."""
+    n = len(path.read_text().splitlines())
+    return [f"{path.relative_to(root).as_posix()}: module ({n} lines > {MAX_MODULE_LINES})"] if n > MAX_MODULE_LINES else []
 
 
 def _oversized(path: Path, root: Path = ROOT) -> list[str]:
@@ -59,6 +72,19 @@ def test_the_check_catches_a_long_function_and_module(tmp_path):
                                        f"long.py:5 long ({MAX_FUNCTION_LINES + 1} lines > {MAX_FUNCTION_LINES})"]
 
 
+def test_the_walk_finds_the_web_client():
+    names = {p.relative_to(ROOT).as_posix() for p in _js_modules()}
+    assert {"services/gateway/static/js/main.js", "services/gateway/static/js/util.js"} <= names
+
+
+def test_the_check_catches_a_long_js_module(tmp_path):
+    f = tmp_path / "long.js"
+    f.write_text("const x = 1;\n" * MAX_MODULE_LINES)
+    assert _oversized_js(f, tmp_path) == []
+    f.write_text("const x = 1;\n" * (MAX_MODULE_LINES + 1))
+    assert _oversized_js(f, tmp_path) == [f"long.js: module ({MAX_MODULE_LINES + 1} lines > {MAX_MODULE_LINES})"]
+
+
 def test_no_function_or_module_over_the_limits():
-    found = [x for p in _modules() for x in _oversized(p)]
+    found = [x for p in _modules() for x in _oversized(p)] + [x for p in _js_modules() for x in _oversized_js(p)]
     assert not found, "over the size limits (split into named steps):\n" + "\n".join(found)
