@@ -58,7 +58,7 @@ DEAD_LETTER_SUBJECT = "Lc-Dead-Letter-Subject"
 
 STREAM_SUBJECTS = [UPLOADED, TRANSCRIBED, SLIDES_READ, INDEXED, FAILED, DEAD_LETTER]
 # subject -> (its protobuf message, None for the dead-letter copy of any of them; who publishes it):
-# the table of the module docstring, as data for the AsyncAPI document (lecturecopilot/asyncapi.py)
+# the table of the module docstring, as data for the AsyncAPI document (lecturecopilot_ops/asyncapi.py)
 EVENTS: dict[str, tuple[type | None, str]] = {
     UPLOADED: (events_pb2.LectureUploaded, "ingest (or any other service)"),
     TRANSCRIBED: (events_pb2.LectureTranscribed, "transcribe"),

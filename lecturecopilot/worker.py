@@ -347,7 +347,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
             broker.subscriber(
                 stage.subject, stream=stream, durable=stage.durable, config=config,
                 pull_sub=PullSub(batch_size=1, timeout=5.0), ack_policy=AckPolicy.MANUAL,
-                # the AsyncAPI document (lecturecopilot/asyncapi.py) shows one entry per durable
+                # the AsyncAPI document (lecturecopilot_ops/asyncapi.py) shows one entry per durable
                 title=f"{stage.subject}:{stage.durable}", include_in_schema=i == 0,
                 description=f"Durable pull consumer `{stage.durable}` of stream {settings.stream}: "
                             f"{stage.message_type.DESCRIPTOR.full_name} messages, stage `{stage.stage_name}`.",
