@@ -16,7 +16,7 @@ import pytest
 import requests
 import webvtt
 
-from lecturecopilot.caption_export import Line, build_cues
+from services.gateway.caption_export import Line, build_cues
 from web_helpers import Gateway, mint
 
 from .test_captions_export import ffmpeg_cues
