@@ -13,8 +13,8 @@ from pathlib import Path
 
 from lecturecopilot import bus, db, embedded
 from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
+from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
-from lecturecopilot.storage import MediaStore
 from services.ingest.core import IngestError, Upload, ingest_lecture
 from services.ingest.store import IngestStore
 
@@ -104,7 +104,7 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, path: Pa
         if captions is not None:
             files.append(open(captions, "rb"))
             captions_up = Upload(captions.name, files[-1], captions.stat().st_size)
-        result = ingest_lecture(settings=settings, records=IngestStore(pool), store=MediaStore.from_settings(settings),
+        result = ingest_lecture(settings=settings, records=IngestStore(pool), store=media_store(settings),
                                 publish=publish, course_id=course_id,
                                 title=args.title or (path or captions).stem, number=args.number,
                                 video=video, captions=captions_up, language=args.language)
