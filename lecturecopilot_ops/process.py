@@ -15,7 +15,8 @@ from lecturecopilot import bus, db, embedded
 from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
 from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
-from services.ingest.core import IngestError, Upload, ingest_lecture
+from services.ingest.core import Upload, ingest_lecture
+from services.ingest.errors import IngestError
 from services.ingest.store import IngestStore
 
 from . import stack

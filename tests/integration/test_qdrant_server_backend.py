@@ -46,7 +46,7 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
     from services.ask.retrieve import retrieve
     from services.ask.search_index import EmbeddedSearchIndex, QdrantServerBackend
     from services.index.points import write_all_points, write_points
-    from services.ingest.core import delete_lectures
+    from services.ingest.deletion import delete_lectures
     from services.ingest.store import IngestStore
 
     by_lecture, titles, questions = load_dev_set()
