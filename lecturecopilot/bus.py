@@ -40,7 +40,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 from tenacity import AsyncRetrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from . import telemetry
+from . import embedded, telemetry
 from .events.v1 import events_pb2
 from .settings import Settings
 
@@ -263,6 +263,4 @@ class SyncPublisher:
 
 def nats_connect_url(settings: Settings) -> str:
     """The NATS URL from settings, starting the embedded server when none is configured."""
-    from . import embedded
-
     return embedded.nats_url(settings)
