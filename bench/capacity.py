@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.capacity [--models tiny.en base] [--asks 100] [--search-points N ...]
 
-**Transcribe.** The demo lecture (the narrated MIT 6.006 L4 excerpt, ``lecturecopilot.demo``,
+**Transcribe.** The demo lecture (the narrated MIT 6.006 L4 excerpt, ``lecturecopilot_ops.demo``,
 ≈ 279 s) is uploaded into a fresh ephemeral stack per whisper model (one transcribe process). A
 transcribe replica runs the slides and transcribe stages (slides first: their vocabulary prompts the
 speech recognition; the web copy beside them), so its seconds per lecture are the later of
@@ -89,7 +89,7 @@ def transcribe_rate(eph, video: Path, duration_s: float) -> dict:
 def ask_rate(eph, course: str, n: int, concurrency: int = 4) -> dict:
     """Asks ``n`` demo questions in ``course`` one at a time, then ``concurrency`` at a time, through
     the HTTP API; returns latencies (ms), rates (questions/s) and the ask process's CPU per question."""
-    from lecturecopilot.demo import DEMO_QUESTIONS
+    from lecturecopilot_ops.demo import DEMO_QUESTIONS
 
     pid = _pid(eph.settings.data_dir, "ask")
     questions = [DEMO_QUESTIONS[i % len(DEMO_QUESTIONS)] for i in range(n)]
@@ -165,10 +165,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.search_points:
         subprocess.run([sys.executable, "-m", "bench.search_scale", "--points", *map(str, args.search_points),
                         "--profile", args.profile], check=True, cwd=ROOT)
-    from lecturecopilot.demo import demo_parts
+    from lecturecopilot_ops.demo import demo_parts
     from lecturecopilot.media import probe
-    from lecturecopilot.stack import ephemeral
-    from lecturecopilot.synth import synth_lecture
+    from lecturecopilot_ops.stack import ephemeral
+    from lecturecopilot_ops.synth import synth_lecture
 
     load_before = round(os.getloadavg()[0], 2)
     transcribe, ask = {}, {}

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.pipeline --minutes 10 --models tiny.en base --workers 1 2
 
 A generated lecture (espeak-ng narration of consecutive MIT 6.006 transcript segments, one
-rendered slide per segment, see ``lecturecopilot/synth.py``) of about ``--minutes`` minutes is
+rendered slide per segment, see ``lecturecopilot_ops/synth.py``) of about ``--minutes`` minutes is
 uploaded ``--lectures`` times at once (default 2) through the HTTP API into a fresh ephemeral
 stack (the machine's Postgres and NATS when they answer), per whisper model and per number of
 transcribe worker processes (the extra workers are more ``python -m services.transcribe``
@@ -31,7 +31,7 @@ import psycopg
 import requests
 
 from bench.procs import spawn, stop
-from lecturecopilot.synth import Part, synth_lecture
+from lecturecopilot_ops.synth import Part, synth_lecture
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "mit6006"
@@ -53,7 +53,7 @@ def lecture_parts(minutes: float, words_per_minute: int = 165) -> list[Part]:
 
 
 def _extra_worker(settings, log_path: Path):
-    from lecturecopilot.stack import _free_port, service_env
+    from lecturecopilot_ops.stack import _free_port, service_env
 
     port = _free_port()
     env = {**service_env(settings), "LC_HEALTH_PORT_TRANSCRIBE": str(port)}
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--lectures", type=int, default=2)
     args = ap.parse_args(argv)
 
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     with tempfile.TemporaryDirectory(prefix="lc-bench-") as tmp_s:
         tmp = Path(tmp_s)

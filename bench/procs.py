@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lecturecopilot.stack import wait_until_up
+from lecturecopilot_ops.stack import wait_until_up
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -30,7 +30,7 @@ from pathlib import Path
 import requests
 
 from bench.pipeline import lecture_parts
-from lecturecopilot.synth import synth_lecture
+from lecturecopilot_ops.synth import synth_lecture
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results" / "queue_fairness.json"
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     extra = {k: str(args.concurrency) for k in CONCURRENCY_VARS} if args.concurrency else {}
     defaults = Settings()

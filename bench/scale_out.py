@@ -51,7 +51,7 @@ OUT = ROOT / "bench" / "results" / "scale_out.json"
 def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path) -> list[dict]:
     """Questions/s and latency through a gateway in front of R ask replicas (see module doc)."""
     from evals.retrieval import load_dev_set, upload_course
-    from lecturecopilot.stack import _free_port, service_env
+    from lecturecopilot_ops.stack import _free_port, service_env
 
     by_lecture, titles, questions = load_dev_set()
     course_id, _ = upload_course(eph, "MIT 6.006 (scale-out bench)", by_lecture, titles)
@@ -105,8 +105,8 @@ def bench_ask(eph, replicas: list[int], asks: int, concurrency: int, logs: Path)
 def bench_workers(eph, workers: list[int], lectures: int, minutes: float, logs: Path, tmp: Path) -> list[dict]:
     """Makespan and spread of ``lectures`` uploaded at once over W transcribe + W index processes."""
     from bench.pipeline import lecture_parts
-    from lecturecopilot.stack import _free_port, service_env
-    from lecturecopilot.synth import synth_lecture
+    from lecturecopilot_ops.stack import _free_port, service_env
+    from lecturecopilot_ops.synth import synth_lecture
 
     video = synth_lecture(lecture_parts(minutes), tmp / "scale-lecture.mp4")
     base_env = service_env(eph.settings)
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-workers", action="store_true")
     args = ap.parse_args(argv)
 
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     record = {"when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "cpus": os.cpu_count(),
               "machine": platform.machine(), "command": "python -m bench.scale_out " + " ".join(argv or sys.argv[1:]),

@@ -6,7 +6,7 @@ Synthetic courses from real lecture text: the 147 MIT 6.006 segments are embedde
 the product's model; each synthetic point takes a real segment's sentences shuffled (new
 text, new BM25 vector), a re-timed span, and the real embedding plus small Gaussian noise
 (σ = 0.02 per dimension, re-normalised), so no two points are equal. Courses hold 500
-points each. The shard is the product's (:func:`lecturecopilot.shard_config.create_shard`,
+points each. The shard is the product's (:func:`services.ask.shard_config.create_shard`,
 ``--profile`` as ``LC_SEARCH_PROFILE``).
 
 The shard is built in this process, flushed and closed; then a fresh process — an ask replica
@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import qdrant_edge as q
 
-from lecturecopilot.shard_config import PROFILES, create_shard, dense_params
+from services.ask.shard_config import PROFILES, create_shard, dense_params
 
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "bench" / "results" / "search_scale.json"

@@ -1,7 +1,7 @@
 """Memory and CPU of each service on a real run, for sizing Kubernetes requests/limits and the
 capacity plan in deploy/k8s/README.md.
 
-Starts a whole stack on free ports (``lecturecopilot.stack.ephemeral``; an embedded NATS, the
+Starts a whole stack on free ports (``lecturecopilot_ops.stack.ephemeral``; an embedded NATS, the
 machine's Postgres when it answers on 5432, else an embedded one), with whisper ``base``.
 Processes the demo lecture (the narrated MIT 6.006 L4 excerpt, 279 s), then asks questions
 through the HTTP API, first one at a time, then ``--concurrency`` at a time. Reads each service
@@ -82,10 +82,10 @@ def main() -> None:
     args = ap.parse_args()
     os.environ.setdefault("LC_TEST_NATS", "embedded")  # never share the machine's NATS
 
-    from lecturecopilot.demo import DEMO_QUESTIONS, demo_parts
+    from lecturecopilot_ops.demo import DEMO_QUESTIONS, demo_parts
     from lecturecopilot.media import probe
-    from lecturecopilot.stack import ephemeral
-    from lecturecopilot.synth import synth_lecture
+    from lecturecopilot_ops.stack import ephemeral
+    from lecturecopilot_ops.synth import synth_lecture
 
     load_before = round(os.getloadavg()[0], 2)  # other work on the machine skews the timings
     with tempfile.TemporaryDirectory(prefix="lc-resources-") as tmp:

@@ -171,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
                     help="threads opening kept connections as fast as they can (third attack)")
     args = ap.parse_args(argv)
     os.environ.setdefault("LC_TEST_NATS", "embedded")  # never share the machine's NATS
-    from lecturecopilot.stack import _free_port, ephemeral, service_env
+    from lecturecopilot_ops.stack import _free_port, ephemeral, service_env
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="lc-slow-clients-") as tmp_s, ephemeral(Path(tmp_s) / "stack") as eph:

@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(ROOT / "tests"))
     from fakes.llm_server import FakeLLM
 
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     fake = FakeLLM()
     env = {"GROQ_API_KEY": "gsk_bench", "LC_GROQ_BASE_URL": fake.url, "GEMINI_API_KEY": "gm_bench",

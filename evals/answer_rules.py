@@ -113,7 +113,7 @@ def _questions(ids: dict, by_lecture_gold, fids: dict, spans: dict, fq: list[dic
 
 def run() -> dict:
     from lecturecopilot import db
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from services.ask.search_index import EmbeddedSearchIndex
     from services.ask.server import AskServicer
 

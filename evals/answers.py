@@ -62,7 +62,7 @@ def _cited(ans: dict) -> set[tuple[str, float]]:
 
 
 def run(out_dir: Path = RESULTS) -> dict:
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     by_lecture, titles, questions = load_dev_set()
     with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data") as eph:

@@ -6,7 +6,7 @@ the course's vocabulary (slides and titles as Whisper prompts).
 
 The lectures are ``evals/robustness/lectures.json`` (six generated lectures on data structures and
 algorithms, written for this benchmark; see its README): each part's narration is spoken by
-espeak-ng and by Piper's neural voice (``lecturecopilot.synth``) over a rendered slide naming the
+espeak-ng and by Piper's neural voice (``lecturecopilot_ops.synth``) over a rendered slide naming the
 part's terms. The product's own code then reads the slides (ink-map slide changes + RapidOCR,
 ``services.transcribe.slides``) and transcribes (``services.transcribe.core``) twice: plainly, and
 with every window prompted by the vocabulary (``services.transcribe.vocabulary``) built from what
@@ -86,7 +86,7 @@ def score(reference: str, hypothesis: str, terms: list[str]) -> dict:
 
 def lecture_video(lecture: dict, voice: str) -> tuple[Path, list[float]]:
     """The lecture narrated by ``voice`` (cached under ``evals/.cache``): (video, part start seconds)."""
-    from lecturecopilot.synth import Part, synth_lecture
+    from lecturecopilot_ops.synth import Part, synth_lecture
 
     out = CACHE / voice / f"lecture{lecture['number']}.mp4"
     meta = out.with_suffix(".json")

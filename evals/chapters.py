@@ -160,7 +160,7 @@ def sweep(segs: dict[int, tuple[list[float], np.ndarray]], ref: dict[int, list[f
 
 
 def run() -> dict:
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     by_lecture, titles, _ = load_dev_set()
     lectures = {l["lecture_no"]: l for l in load_jsonl(DATA / "lectures.jsonl")}

@@ -79,7 +79,7 @@ def dev_course_index(name: str = "MIT 6.006 (cv)"):
     ``lecture_of`` maps lecture id → lecture number. Everything is removed on exit."""
     from lecturecopilot import db
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from services.ask.search_index import EmbeddedSearchIndex
 
     by_lecture, titles, _ = load_dev_set()

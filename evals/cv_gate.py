@@ -122,7 +122,7 @@ def robustness_rows() -> list[dict]:
     """The robustness benchmark's course through the captions path (narration only), its questions."""
     from lecturecopilot import db
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from services.ask.search_index import EmbeddedSearchIndex
 
     spec = json.loads((ROBUSTNESS / "lectures.json").read_text())

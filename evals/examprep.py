@@ -31,7 +31,7 @@ from evals.retrieval import RESULTS, load_dev_set, upload_course
 
 def run(out_dir: Path = RESULTS) -> dict:
     from lecturecopilot import models
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from services.ask import examprep as ep
     from services.ask.examprep import store
 

@@ -8,7 +8,7 @@ several designs, processed by the product itself, asked through its public API.
 The lectures and questions are ``evals/fields/`` (written for this benchmark by someone who had not
 seen the system's rules; see its README): each part a paragraph of narration under its own slide.
 Each lecture is narrated by one of :data:`VOICES` in turn (two espeak-ng accents and Piper's neural
-voice, ``lecturecopilot.synth``) over slides drawn in one of ``evals.slide_designs.DESIGNS`` in turn,
+voice, ``lecturecopilot_ops.synth``) over slides drawn in one of ``evals.slide_designs.DESIGNS`` in turn,
 uploaded as a video (or, with ``--captions``, as WebVTT captions timed at the narration's pace)
 into one course of a throw-away stack, and processed by the real pipeline. Then, through the API:
 
@@ -78,7 +78,7 @@ def _designs() -> tuple[str, ...]:
 
 def lecture_video(lec: dict, voice: str, design: str) -> tuple[Path, list[float], float]:
     """``lec`` narrated by ``voice`` over ``design`` slides (cached): (video, part starts s, duration s)."""
-    from lecturecopilot.synth import PIPER_VOICE, Part, synth_lecture
+    from lecturecopilot_ops.synth import PIPER_VOICE, Part, synth_lecture
 
     out = CACHE / f"{voice.replace(':', '-')}-{design}" / f"lecture{lec['number']}.mp4"
     meta = out.with_suffix(".json")
@@ -243,7 +243,7 @@ def summary(rows: list[dict]) -> dict:
 
 
 def run(split: str, captions: bool) -> dict:
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     course, questions = load(split)
     fields = {lec["number"]: lec.get("field", "?") for lec in course["lectures"]}

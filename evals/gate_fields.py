@@ -161,7 +161,7 @@ def captions_courses(courses: list[tuple[dict, list[dict], Callable]]) -> list[d
     also says ``lectures``, how many lectures its course has)."""
     from lecturecopilot import db
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from services.ask.search_index import EmbeddedSearchIndex
 
     rows = []

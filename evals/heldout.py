@@ -127,7 +127,7 @@ def score(rows: list[dict], number_of: dict) -> dict:
 
 
 def run(which: str) -> dict:
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     by_lecture, titles, _ = load_dev_set()
     questions = load_jsonl(HELDOUT / f"mit6006_{which}.jsonl")

@@ -190,11 +190,11 @@ def configurations():
 def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     """Runs the evaluation (see module docstring); returns the result dict and writes files.
 
-    ``eph``: an already running ``lecturecopilot.stack.Ephemeral`` to use (tests pass theirs);
+    ``eph``: an already running ``lecturecopilot_ops.stack.Ephemeral`` to use (tests pass theirs);
     by default a throw-away stack is started for the run."""
     from lecturecopilot import db, models
     from lecturecopilot.settings import Settings
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from services.ask import gate
     from services.ask.answer import search_query
     from services.ask.retrieve import retrieve

@@ -5,7 +5,7 @@
 
 The six generated lectures of ``evals/robustness/lectures.json`` (written for this benchmark; each part
 a paragraph of narration under a slide naming its terms) are narrated by espeak-ng and by Piper's
-neural voice (``lecturecopilot.synth``), uploaded as videos through the public API of a throw-away
+neural voice (``lecturecopilot_ops.synth``), uploaded as videos through the public API of a throw-away
 stack, and processed by the real pipeline (slides → transcription → index). That happens twice per
 voice: with the course's vocabulary prompting speech recognition (``LC_ASR_VOCABULARY=1``, the
 default) and without it. Then, through the API:
@@ -110,7 +110,7 @@ def run_config(eph, voice: str, vocabulary: bool, course: dict, questions: list[
 
 
 def run(models_: list[str], voices: list[str], modes: list[bool]) -> dict:
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     course = json.loads(LECTURES.read_text())
     questions = load_questions()

@@ -40,7 +40,7 @@ from nats.js.api import ConsumerConfig, DeliverPolicy, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError
 from tenacity import AsyncRetrying, before_sleep_log, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from . import telemetry
+from . import embedded, telemetry
 from .events.v1 import events_pb2
 from .settings import Settings
 
@@ -58,7 +58,7 @@ DEAD_LETTER_SUBJECT = "Lc-Dead-Letter-Subject"
 
 STREAM_SUBJECTS = [UPLOADED, TRANSCRIBED, SLIDES_READ, INDEXED, FAILED, DEAD_LETTER]
 # subject -> (its protobuf message, None for the dead-letter copy of any of them; who publishes it):
-# the table of the module docstring, as data for the AsyncAPI document (lecturecopilot/asyncapi.py)
+# the table of the module docstring, as data for the AsyncAPI document (lecturecopilot_ops/asyncapi.py)
 EVENTS: dict[str, tuple[type | None, str]] = {
     UPLOADED: (events_pb2.LectureUploaded, "ingest (or any other service)"),
     TRANSCRIBED: (events_pb2.LectureTranscribed, "transcribe"),
@@ -263,6 +263,4 @@ class SyncPublisher:
 
 def nats_connect_url(settings: Settings) -> str:
     """The NATS URL from settings, starting the embedded server when none is configured."""
-    from . import embedded
-
     return embedded.nats_url(settings)

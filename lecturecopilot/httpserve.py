@@ -38,6 +38,7 @@ from gunicorn.app.base import BaseApplication
 from gunicorn.workers import gthread
 from gunicorn.workers.gthread import ThreadWorker
 
+from . import health, logsafe
 from .bodies import BodyTimeout, BoundedBody, bounded_bodies, drop_body, set_body_limits  # noqa: F401 (the API)
 from .waiting import WaitSlots, body_in, client_network, headers_in, rest_in, too_many_open, too_many_waiting
 
@@ -278,8 +279,6 @@ def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
     the gateway and ingest (and a second stack) would take it from each other, and nothing uses it.
     """
-    from . import health, logsafe
-
     logsafe.install()  # a log it cannot write (a full disk) must not end the server
     health.MAIN_PID = os.getpid()  # the arbiter's: every worker's /healthz and /readyz name it (health.PID_HEADER)
     HeaderDeadlineWorker.header_timeout_s = header_timeout_s

@@ -1,5 +1,6 @@
-"""Local ports: free ones for the services of a test or benchmark stack (:func:`lecturecopilot.stack.ephemeral`),
-whether one is taken and by whom, and the error that says so (:class:`PortTaken`)."""
+"""Local ports: free ones for the services of a test or benchmark stack (``make up``, tests, benchmarks),
+whether one is taken and by whom, and the error that says so (:class:`PortTaken`); whether a process
+still runs (:func:`pid_alive`)."""
 
 from __future__ import annotations
 
@@ -103,3 +104,21 @@ def describe_pid(pid: int) -> str:
     except OSError:
         cmd = ""
     return f"pid {pid}: {cmd[:80]}" if cmd else f"pid {pid}"
+
+
+def pid_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a dead child of ours is reaped, and another's that its parent has not
+    reaped yet, a zombie, is not mistaken for alive either)."""
+    try:
+        if os.waitpid(pid, os.WNOHANG)[0] == pid:
+            return False
+    except ChildProcessError:
+        pass
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True

@@ -1,6 +1,6 @@
 """Media in any S3-compatible object store (AWS S3, MinIO, Cloudflare R2, ...) through boto3.
 
-``LC_MEDIA_URL=s3://bucket/prefix`` selects it (:meth:`lecturecopilot.storage.MediaStore.from_settings`);
+``LC_MEDIA_URL=s3://bucket/prefix`` selects it (:func:`lecturecopilot.mediastores.media_store`);
 boto3 finds the endpoint and credentials in the standard variables ``AWS_ENDPOINT_URL``,
 ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`` (and ``AWS_REGION`` / ``AWS_DEFAULT_REGION``).
 

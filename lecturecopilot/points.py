@@ -18,6 +18,8 @@ import uuid
 from functools import lru_cache
 from typing import Iterable, Mapping
 
+from .models import EMBED_DIM
+
 DENSE = "dense"        # all-MiniLM-L6-v2, cosine
 SPARSE = "bm25"        # Qdrant's BM25 tokens
 SEGMENT = "segment"    # a point's ``kind``: a segment (at most 90 s) ...
@@ -75,8 +77,6 @@ def ensure_collection(client, collection: str = DEFAULT_COLLECTION, replication_
     course's own IDF) and keyword indexes on :data:`KEYWORD_FIELDS`. Raises qdrant-client's errors
     when the server refuses or is unreachable."""
     from qdrant_client import models as m
-
-    from .models import EMBED_DIM
 
     if client.collection_exists(collection):
         return

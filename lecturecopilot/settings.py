@@ -29,7 +29,7 @@ class Settings(BaseSettings):
     qdrant_collection: str = "lecture_copilot"
     qdrant_replication_factor: int = Field(default=1, description="Replicas of each shard when the collection is created.")
     search_profile: Literal["ram", "disk"] = Field(default="ram", description="Memory layout of ask's embedded "
-                                                   "shard (lecturecopilot.shard_config): ram = all in RAM; disk = "
+                                                   "shard (services.ask.shard_config): ram = all in RAM; disk = "
                                                    "int8 vectors in RAM, originals, payload and BM25 index mmapped.")
     embedded_nats_port: int = 4223
     media_url: str | None = Field(default=None, description="Object storage for media: s3://bucket/prefix (any "

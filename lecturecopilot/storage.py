@@ -4,6 +4,8 @@
 - ``s3://bucket/prefix``: :class:`lecturecopilot.objectstore.S3MediaStore`, any S3-compatible store
   (``s3://`` URIs); the local folder is then its working copy and cache.
 
+:func:`lecturecopilot.mediastores.media_store` makes the one the settings select.
+
 Files are made and read as local files in ``lecture_dir(<lecture_id>)``; :meth:`MediaStore.keep`
 makes one durable and returns its URI; :meth:`MediaStore.resolve` turns a URI of an event back into
 a local file (after confining it to the lecture's own folder). Rows keep the value of
@@ -20,7 +22,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from .settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -57,19 +58,6 @@ class MediaStore:
                 self.root.chmod(0o700)
         except OSError as e:  # a read-only mount (the gateway's in Kubernetes): its volume decides
             log.debug("media folder %s keeps its mode: %s", self.root, e)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> "MediaStore":
-        """The store ``settings`` select: :class:`~lecturecopilot.objectstore.S3MediaStore` when
-        ``media_url`` is an ``s3://`` URL, else the local folder ``media_dir``. Raises ValueError
-        for a ``media_url`` of another scheme."""
-        if settings.media_url:
-            from .objectstore import S3MediaStore
-
-            return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
-                                cache_s=settings.media_cache_s, cache_bytes=settings.media_cache_bytes,
-                                public_endpoint=settings.media_public_endpoint, video_url_s=settings.video_url_s)
-        return cls(settings.media_dir)
 
     def keep(self, path: Path, lecture_id: str, *, move: bool = False) -> str:
         """Makes ``path`` (a file in ``lecture_dir(lecture_id)``) durable and returns its URI. The

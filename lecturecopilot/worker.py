@@ -29,10 +29,12 @@ from google.protobuf.message import DecodeError, Message
 from nats.js.api import ConsumerConfig
 from psycopg_pool import ConnectionPool
 
-from . import bus, telemetry
+from . import bus, db, embedded, logsafe, telemetry
 from .db import retry_on_disconnect
 from .events.v1 import events_pb2
-from .settings import Settings
+from .health import serve_health
+from .mediastores import media_store
+from .settings import Settings, get_settings
 from .storage import MediaStore, UnsafeMediaURI
 
 log = logging.getLogger("lecturecopilot.worker")
@@ -336,7 +338,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
                         graceful_timeout=settings.graceful_timeout_s, middlewares=[NatsTelemetryMiddleware()],
                         **bus.connect_options(settings))
     stream = JStream(settings.stream, subjects=bus.STREAM_SUBJECTS, declare=False)
-    store = MediaStore.from_settings(settings)
+    store = media_store(settings)
     desired: list[ConsumerConfig] = []
 
     for stage in stages:
@@ -347,7 +349,7 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
             broker.subscriber(
                 stage.subject, stream=stream, durable=stage.durable, config=config,
                 pull_sub=PullSub(batch_size=1, timeout=5.0), ack_policy=AckPolicy.MANUAL,
-                # the AsyncAPI document (lecturecopilot/asyncapi.py) shows one entry per durable
+                # the AsyncAPI document (lecturecopilot_ops/asyncapi.py) shows one entry per durable
                 title=f"{stage.subject}:{stage.durable}", include_in_schema=i == 0,
                 description=f"Durable pull consumer `{stage.durable}` of stream {settings.stream}: "
                             f"{stage.message_type.DESCRIPTOR.full_name} messages, stage `{stage.stage_name}`.",
@@ -377,12 +379,6 @@ def build_app(settings: Settings, pool: ConnectionPool, nats_url: str, stages: l
 
 def run(stages: list[Stage], *, health_port: int, name: str) -> None:
     """Entry point of a worker service: connects, serves health, consumes until SIGTERM."""
-    from . import db, embedded
-    from .health import serve_health
-    from .settings import get_settings
-
-    from . import logsafe, telemetry
-
     logsafe.install()  # a log it cannot write (a full disk) must not end the worker
     telemetry.setup(name)
     settings = get_settings()

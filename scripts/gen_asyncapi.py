@@ -19,7 +19,7 @@ OUT = ROOT / "docs" / "asyncapi.json"
 
 def render() -> str:
     """The document as the committed file holds it (sorted keys, 2-space indent, final newline)."""
-    from lecturecopilot.asyncapi import document
+    from lecturecopilot_ops.asyncapi import document
     from lecturecopilot.settings import Settings
     from services.index.__main__ import stages as index_stages
     from services.transcribe.__main__ import stages as transcribe_stages

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class Stack:
-    """The running stack (see ``lecturecopilot.stack.Ephemeral``) plus a DB connection maker."""
+    """The running stack (see ``lecturecopilot_ops.stack.Ephemeral``) plus a DB connection maker."""
 
     def __init__(self, eph):
         self._eph = eph
@@ -113,7 +113,7 @@ def otlp():
 
 @pytest.fixture(scope="session")
 def stack(tmp_path_factory, fake_llm, smtp_sink, otlp):
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
                "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini",
@@ -133,10 +133,10 @@ def stack(tmp_path_factory, fake_llm, smtp_sink, otlp):
 @pytest.fixture(autouse=True)
 def _stack_services_run(request):
     """Fails a test that uses the session's stack at once when one of its services has ended
-    (:func:`lecturecopilot.stack.ended_services`), naming it with the end of its log, instead of
+    (:func:`lecturecopilot_ops.stack.ended_services`), naming it with the end of its log, instead of
     letting the test wait out its time-outs against a dead service."""
     if "stack" in request.fixturenames:
-        from lecturecopilot.stack import log_tail, ended_services
+        from lecturecopilot_ops.stack import log_tail, ended_services
 
         st = request.getfixturevalue("stack")
         ended = ended_services(st.settings)
@@ -161,7 +161,7 @@ MERGING = ("Merge sort is a divide and conquer algorithm. "
 def synth_video(tmp_path_factory):
     """A two-part narrated slide video (espeak-ng + Pillow + ffmpeg, see synth.py):
     part 0 explains counting sort, part 1 merge sort. Returns (SynthResult, parts)."""
-    from lecturecopilot.synth import Part, synth_lecture
+    from lecturecopilot_ops.synth import Part, synth_lecture
 
     parts = [Part("Counting sort", "Linear time for small integer keys", COUNTING),
              Part("Merge sort", "Divide and conquer", MERGING)]

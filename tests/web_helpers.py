@@ -73,7 +73,7 @@ class Gateway:
     with ``service="ingest"`` a second ingest process (``port``: its port, or a free one)."""
 
     def __init__(self, stack, env: dict[str, str], service: str = "gateway", port: int | None = None):
-        from lecturecopilot.stack import _free_port, service_env, wait_until_up
+        from lecturecopilot_ops.stack import _free_port, service_env, wait_until_up
 
         self.port = port or _free_port()
         full = service_env(stack.settings)

@@ -14,6 +14,7 @@ from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
 
 from .grounding import plain_text
 from .refine import content_words
+from .writers import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
 
 _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) (?:that|it|this)\b.*"
                        r"|(?:simpler|more simply|in simpler terms|eli5|i don'?t (?:get|understand)(?: it| that)?)\W*$"
@@ -130,8 +131,6 @@ def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
     """The standalone question from the first configured cloud writer that answers sensibly
     (one line, a question-sized text, as plain text: it is shown and stored); the rule-based
     :func:`rewrite` otherwise."""
-    from .writers import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
-
     if history and writers:
         for writer in writers:
             try:

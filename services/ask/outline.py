@@ -14,7 +14,9 @@ from lecturecopilot.labels import clock
 from lecturecopilot.vocabulary import NUMBER_WORDS as _NUMBER_WORDS
 from lecturecopilot.vocabulary import ORDINALS as _ORDINALS
 
-from .write import AnswerSentence, Cite
+from .disfluency import clean
+from .gate import common_word
+from .write import AnswerSentence, Cite, is_chatter
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,6 @@ def asks_for_outline(question: str, titles: dict[int, str] | None = None) -> int
     topic, so it is a question about merge sort, not about the lecture. A lecture may be named by
     its title too (``titles``: number → title) when the title holds a number ("what's week 1 about"
     for a lecture titled "Week 1"): such a title is a name; one without ("Hashing") is a topic."""
-    from .gate import common_word
-
     n, named = lecture_ref(question), None
     if n is None:
         named = next(((k, t) for k, t in (titles or {}).items() if re.search(r"\d", t)
@@ -98,8 +98,6 @@ def asks_for_unnamed_outline(question: str) -> bool:
     "Give me an outline of the lecture", "summarize this video"): an outline word
     (:data:`_OUTLINE_NOUN`) and otherwise only very common words and words for a lecture or the course.
     "What are the parts of a hash function?" names a topic, so it is not one."""
-    from .gate import common_word
-
     if lecture_ref(question) is not None or not _OUTLINE_NOUN.search(question) or _WHICH.search(question):
         return False
     rest = _SCOPE_WORDS.sub(" ", _OUTLINE_NOUN.sub(" ", question))
@@ -113,9 +111,6 @@ def chapter_summary(bullets: str) -> str:
     """The first of a chapter's summary bullets (``"\n"``-joined sentences) that reads as a sentence of
     the lecture, cleaned of disfluencies: not a slide's "Title: item; item", not a question, not
     classroom talk, at least 6 words; "" when none does."""
-    from .disfluency import clean
-    from .write import is_chatter
-
     for b in bullets.split("\n"):
         text = clean(b, opening=True)
         if (len(text.split()) >= 6 and not _SLIDE_LIKE.search(b) and not text.endswith("?")

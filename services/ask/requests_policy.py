@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from .examprep import quiz_intent  # "quiz me on hashing" is served by exam prep, never refused
+
 _UNSUPPORTED = re.compile(
     r"\b(?:grade|mark|score|check|correct)\s+(?:my|this|our)\s+(?:answer|solution|homework|assignment|essay|code|exam|work|proof)\b"
     r"|\bremember (?:that|my|this|me)\b|\bremind me\b|\bmy (?:exam|test|midterm|final) (?:date|is on)\b"
@@ -18,8 +20,6 @@ UNSUPPORTED_REPLY = ("I can't do that here. I answer questions about this course
 
 def unsupported(message: str) -> bool:
     """True for requests the lectures can't serve (see module docstring)."""
-    from .examprep import quiz_intent  # "quiz me on hashing" is served by exam prep, never refused
-
     if quiz_intent(message) is not None:
         return False
     return bool(_UNSUPPORTED.search(message))

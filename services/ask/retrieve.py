@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .chargrams import grams
 from .search_index import ALL_COURSES, EmbeddedSearchIndex, Hit
 
 RRF_K = 60
@@ -137,8 +138,6 @@ def chargram_list(index: EmbeddedSearchIndex, course_id: str, lists: dict[str, l
                   depth: int) -> list[Hit]:
     """Candidates of the other lists re-ranked by BM25 over character n-grams (course statistics;
     :mod:`.chargrams`); candidates sharing no n-gram with the query are left out."""
-    from .chargrams import grams
-
     stats = index.course_grams(course_id) if course_id != ALL_COURSES else None
     if stats is None or not stats.n:
         return []

@@ -35,10 +35,10 @@ from psycopg_pool import ConnectionPool
 from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 from lecturecopilot.points import ALL_COURSES, DENSE, SEGMENT, SPARSE, SUBCHUNK, bm25, lecture_points
-from lecturecopilot.shard_config import Profile, create_shard, dense_params
 
 from .chargrams import CourseGrams
 from .qdrant_server import QdrantServerBackend
+from .shard_config import Profile, create_shard, dense_params
 
 __all__ = ["ALL_COURSES", "EmbeddedSearchIndex", "Hit", "IndexedSentence", "QdrantServerBackend"]
 

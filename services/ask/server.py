@@ -17,8 +17,9 @@ from concurrent import futures
 import grpc
 from psycopg_pool import ConnectionPool
 
-from lecturecopilot import models, telemetry
+from lecturecopilot import db, logsafe, models, telemetry
 from lecturecopilot.ask.v1 import ask_pb2, ask_pb2_grpc
+from lecturecopilot.health import serve_health
 from lecturecopilot.settings import Settings
 
 from . import answer, practice_rpc as prpc, retrieve
@@ -178,9 +179,6 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
 def serve(settings: Settings) -> None:
     """Starts the gRPC server on ``ask_host:ask_port`` and blocks until terminated."""
     import signal
-
-    from lecturecopilot import db, logsafe
-    from lecturecopilot.health import serve_health
 
     logsafe.install()  # a log it cannot write (a full disk) must not end the service
     if telemetry.setup("ask"):

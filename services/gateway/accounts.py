@@ -12,13 +12,13 @@ import hashlib
 import secrets
 import uuid
 
-from email_validator import EmailNotValidError, validate_email
 from psycopg_pool import ConnectionPool
 
 from lecturecopilot.settings import Settings
 
 from . import store
 from .auth import Principal
+from .emails import normal_email
 
 
 
@@ -35,23 +35,6 @@ def server_secret(settings: Settings) -> bytes:
         f.write_text(secrets.token_urlsafe(48))
         f.chmod(0o600)
     return f.read_text().strip().encode()
-
-
-def normal_email(value) -> str | None:
-    """The address lower-cased and stripped, or None when it is not one (``email-validator``, RFC 5322
-    syntax, no DNS lookup): an ASCII local part only, so look-alikes ("bo\u017fs@x.edu" with a long s,
-    "a\u200b@x.edu" with a zero-width space) never sit beside the real address; no IP-literal domain
-    ("a@[127.0.0.1]"), no trailing dot; a local part of at most 64 characters, at most 254 in all; an
-    internationalised domain in its ASCII (punycode) form."""
-    if not isinstance(value, str) or len(value) > 320:
-        return None
-    try:
-        got = validate_email(value.strip(), check_deliverability=False, allow_smtputf8=False)
-    except EmailNotValidError:
-        return None
-    out = (got.ascii_email or got.normalized).lower()
-    local, _, domain = out.rpartition("@")
-    return out if len(out) <= 254 and len(local) <= 64 and "." in domain else None
 
 
 def new_login_token(pool: ConnectionPool, email: str, minutes: float) -> str:

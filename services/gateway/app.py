@@ -25,8 +25,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from lecturecopilot import db, httpserve, telemetry
 from lecturecopilot.ask.v1 import ask_pb2_grpc
 from lecturecopilot.mail import send_mail
+from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings, get_settings
-from lecturecopilot.storage import MediaStore
 
 from . import access, accounts, errors, ingest_client, routes, security
 from .context import STATIC, GatewayContext, StreamSlots
@@ -63,7 +63,7 @@ def _context(settings: Settings) -> GatewayContext:
         videos=StreamSlots(settings.max_video_streams, settings.max_video_streams_person,
                            "Too many videos are being sent at once; retry in a moment.", retry_after_s=2,
                            signed_out=max(1, settings.max_video_streams // 2)),
-        mail=functools.partial(send_mail, settings), media=MediaStore.from_settings(settings))
+        mail=functools.partial(send_mail, settings), media=media_store(settings))
 
 
 def _wrap_wsgi(app: Flask, settings: Settings, tracing: bool) -> None:

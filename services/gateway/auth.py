@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from psycopg_pool import ConnectionPool
 
 from . import store
+from .emails import normal_email
 
 ROLES = ("admin", "instructor", "student")
 
@@ -31,12 +32,10 @@ MAX_TOKEN_DAYS = 3650
 def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DAYS) -> str:
     """Creates an API token for ``email`` with ``role``, valid for ``days`` days (1..3650); returns
     the token (shown once). ValueError for an unknown role, a life out of range, or an address the
-    sign-in and member routes would refuse (:func:`.accounts.normal_email`: a token for it could
+    sign-in and member routes would refuse (:func:`.emails.normal_email`: a token for it could
     never be made a course member). The address is stored as those routes store it (lower-cased).
     An instructor token also makes the address's account an instructor, as an approved role request
     does: signed in with a browser, the person can manage courses too (they were a student there)."""
-    from .accounts import normal_email  # accounts imports this module
-
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
     if not 1 <= days <= MAX_TOKEN_DAYS:
@@ -56,8 +55,6 @@ def revoke_tokens(pool: ConnectionPool, email: str) -> tuple[int, int, bool]:
     again); returns how many tokens and sessions there were and whether the account was demoted.
     The address is normalised as :func:`mint_token` stores it (an internationalised domain in its
     ASCII form: "zed@bücher.example" revoked nothing)."""
-    from .accounts import normal_email
-
     email = normal_email(email) or email.strip()
     return (store.delete_api_tokens(pool, email), store.delete_sessions_of(pool, email),
             store.demote(pool, email, "instructor"))

@@ -86,7 +86,7 @@ class GatewayContext:
     streams: StreamSlots  # live progress streams open at once
     videos: StreamSlots  # video bodies being sent at once
     mail: Callable[[str, str, str], bool]  # (to, subject, body) → sent (False when mail is off); lecturecopilot.mail
-    media: MediaStore  # the media store (MediaStore.from_settings): presigned video URLs with object storage
+    media: MediaStore  # the media store (lecturecopilot.mediastores.media_store): presigned video URLs with object storage
 
 
 def ctx() -> GatewayContext:

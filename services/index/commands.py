@@ -8,6 +8,7 @@ import sys
 import uuid
 
 from lecturecopilot import db
+from lecturecopilot.embedded import stop_embedded_postgres
 from lecturecopilot.settings import Settings
 
 from . import points, store
@@ -88,8 +89,6 @@ def reindex_command(settings: Settings, course: str | None, lecture: str | None)
     finally:
         pool.close()
         if started:
-            from lecturecopilot.embedded import stop_embedded_postgres
-
             print(f"(the embedded Postgres in {settings.data_dir / 'pg'} was not running: started for this run "
                   "and stopped again)", file=sys.stderr)
             stop_embedded_postgres(settings)

@@ -32,9 +32,9 @@ import time
 from flask import Flask
 
 from lecturecopilot import bus, db, embedded, telemetry
+from lecturecopilot.mediastores import media_store
 from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import get_settings
-from lecturecopilot.storage import MediaStore
 
 from . import leftovers, resumable, web
 from .routes import BLUEPRINTS
@@ -66,7 +66,7 @@ def create_app() -> Flask:
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas,
                                  settings=settings)
     parts = web.Ingest(settings=settings, records=IngestStore(db.make_pool(settings, max_size=8)),
-                       store=MediaStore.from_settings(settings), publish=publisher.publish,
+                       store=media_store(settings), publish=publisher.publish,
                        points=PointWriter.from_settings(settings))  # None: no Qdrant server, ask's shards follow Postgres
     app = Flask("ingest")
     if tracing:

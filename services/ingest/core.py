@@ -23,7 +23,6 @@ from lecturecopilot import bus, media
 from lecturecopilot.captions import TooLong, parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.labels import clock
-from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 from lecturecopilot.text import TextError, check_filename, check_text
@@ -339,36 +338,3 @@ def retry_lecture(*, records: IngestStore, publish: Callable[[str, bytes, str], 
                           code="queue_unavailable") from e
     log.info("re-queued lecture %s (generation %s)", lecture_id, row["generation"])
     return {"lecture_id": lecture_id, "status": "queued"}
-
-
-def delete_lectures(*, records: IngestStore, store: MediaStore, lecture_ids: list[str],
-                    course_id: str | None = None, points: PointWriter | None = None) -> int:
-    """Deletes lectures (their rows, and by cascade transcript, segments, chapters) and their media
-    folders; with ``course_id``, the course row too (and by cascade its answers). With ``points``
-    (``QDRANT_URL`` set) their points in the Qdrant server go too; a server that refuses is logged,
-    not raised (Postgres is the record, and ask drops hits of lectures it no longer lists). An ask
-    process's embedded shard drops a lecture's points at its next sync with Postgres (the row is
-    gone), and workers drop in-flight events of a deleted lecture. Returns the lectures deleted."""
-    n, uploads = records.delete_lectures(lecture_ids, course_id)
-    for lid in lecture_ids:
-        store.delete_lecture(lid)
-    if points is not None:
-        try:
-            points.delete_lectures(lecture_ids)
-        except Exception as e:  # qdrant-client raises its own and httpx's errors
-            log.warning("deleting the points of %d lectures from the Qdrant server failed: %s", len(lecture_ids), e)
-    if uploads:  # resumable uploads still receiving: their bytes go with the course
-        from .partfiles import parts_of  # partfiles imports this module
-
-        parts = parts_of(store, records)
-        for uid in uploads:
-            parts.remove(uid)
-    return n
-
-
-def delete_course(*, records: IngestStore, store: MediaStore, course_id: str,
-                  points: PointWriter | None = None) -> int:
-    """Deletes the course with its lectures, their media and its resumable uploads' bytes (see
-    :func:`delete_lectures`). Returns the lectures deleted."""
-    return delete_lectures(records=records, store=store, lecture_ids=records.course_lecture_ids(course_id), points=points,
-                           course_id=course_id)

@@ -1,4 +1,4 @@
-"""The bytes of resumable uploads, in one of two backends that :func:`parts_of` picks for the
+"""The bytes of resumable uploads, in one of two backends that :func:`.parts.parts_of` picks for the
 media store: :class:`LocalParts`, ``<media>/uploads/<id>.part`` files locked by ``flock`` (the
 media folder, shared by every ingest process), or, with ``LC_MEDIA_URL=s3://...``,
 :class:`~.s3parts.S3Parts` (one object per chunk, locked in Postgres). Both hand out, under the
@@ -20,7 +20,8 @@ from typing import BinaryIO, Iterator
 from lecturecopilot.httpserve import BodyTimeout
 from lecturecopilot.storage import MediaStore
 
-from .core import IngestError, no_room
+from .errors import IngestError
+from .spool import no_room
 
 CHUNK_READ = 1024 * 1024  # bytes read from a request body at a time
 
@@ -198,15 +199,3 @@ class LocalParts:
             except OSError:
                 pass
         return out
-
-
-def parts_of(store: MediaStore, records):
-    """The backend of ``store``'s resumable uploads: :class:`~.s3parts.S3Parts` for an object
-    store (``records``, the :class:`~.store.IngestStore`, holds its locks), else :class:`LocalParts`."""
-    from lecturecopilot.objectstore import S3MediaStore
-
-    if isinstance(store, S3MediaStore):
-        from .s3parts import S3Parts
-
-        return S3Parts(store, records)
-    return LocalParts(store)

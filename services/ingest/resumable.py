@@ -3,7 +3,7 @@
 An upload is ``receiving`` → ``finishing`` → ``queued`` | ``refused``, or ``receiving`` →
 ``expired``. Its bytes live in ``<media>/uploads/<id>.part`` until it is finished or expires, or
 with object storage (``LC_MEDIA_URL``) in one object per chunk (:mod:`.s3parts`); the backend
-is :func:`.partfiles.parts_of`'s.
+is :func:`.parts.parts_of`'s.
 
 1. :func:`start_upload` checks, before a byte arrives, everything the finished file will be
    checked for that does not need its bytes (the same :func:`~.core.check_upload`: course, file
@@ -52,9 +52,11 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
 from . import spool, uploadpolicy as policy
-from .core import IngestError, Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .core import Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .errors import IngestError
 from .numbers import number_hold_s, number_taken
-from .partfiles import Busy, parts_of
+from .partfiles import Busy
+from .parts import parts_of
 from .store import IngestStore
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,9 @@ from flask import Blueprint, jsonify, request
 from lecturecopilot.health import pid_header
 
 from . import resumable
-from .core import IngestError, Upload, delete_course, delete_lectures, ingest_lecture, retry_lecture
+from .core import Upload, ingest_lecture, retry_lecture
+from .deletion import delete_course, delete_lectures
+from .errors import IngestError
 from .numbers import MAX_NUMBER
 from .partfiles import discard_rest
 from .spool import GuardedSpool

@@ -30,7 +30,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from lecturecopilot.objectstore import PART_BYTES, S3MediaStore
 
-from .core import IngestError
+from .errors import IngestError
 from .partfiles import CHUNK_READ, Busy, receive
 from .store import IngestStore
 

@@ -17,7 +17,7 @@ from lecturecopilot.points import PointWriter
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
-from .core import IngestError
+from .errors import IngestError
 from .spool import GuardedSpool
 from .store import IngestStore
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from lecturecopilot import bus, media
 from lecturecopilot.captions import Word, parse_captions
 from lecturecopilot.events.v1 import events_pb2 as ev
+from lecturecopilot.mediastores import media_store
 from lecturecopilot.slidetext import denoise_slide
 from lecturecopilot.storage import MediaStore, UnsafeMediaURI
 from lecturecopilot.worker import PermanentError, StageContext
@@ -33,7 +34,7 @@ def _store_words(ctx: StageContext, words: list[Word]) -> None:
 
 
 def _store(ctx: StageContext) -> MediaStore:
-    return ctx.store or MediaStore.from_settings(ctx.settings)
+    return ctx.store or media_store(ctx.settings)
 
 
 def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word], str, int | None]:

@@ -9,7 +9,7 @@ import json
 import pytest
 import requests
 
-from lecturecopilot.demo import DEMO_QUESTIONS
+from lecturecopilot_ops.demo import DEMO_QUESTIONS
 
 pytestmark = pytest.mark.slow
 
@@ -285,7 +285,7 @@ def test_slow_answer_streams_keep_alives_and_a_client_that_leaves_stops_the_work
 def short_course(stack):
     """The demo's five segments of MIT 6.006 L4 (collisions, open addressing, chaining) as captions:
     a course of a few minutes, whose text never says "work", "explain" or "tell"."""
-    from lecturecopilot.demo import DATA, DEMO_SEGMENTS
+    from lecturecopilot_ops.demo import DATA, DEMO_SEGMENTS
     from evals.retrieval import lecture_vtt, load_jsonl
 
     no, keep = DEMO_SEGMENTS

@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from evals.asr_terms import score
-from lecturecopilot.synth import Part, synth_lecture
+from lecturecopilot_ops.synth import Part, synth_lecture
 
 pytestmark = pytest.mark.slow
 
@@ -115,7 +115,8 @@ def test_a_slide_the_lecturer_reads_aloud_is_still_heard(tmp_path):
     A line of prose on a slide prompts only by its rare terms (``vocabulary.prompt_text``): the
     sentence each slide quotes is in the prompted transcript where its part begins."""
     from evals.asr_terms import normalise
-    from lecturecopilot import demo, media
+    from lecturecopilot import media
+    from lecturecopilot_ops import demo
     from services.transcribe import core, slides
     from services.transcribe.vocabulary import SlideText, Vocabulary
 

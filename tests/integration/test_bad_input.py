@@ -291,13 +291,13 @@ def test_a_token_stops_working_when_it_expires_or_is_revoked(stack):
             mint_token(pool, "instructor", "t1@example.edu", days=0)
     finally:
         pool.close()
-    from lecturecopilot.stack import service_env
+    from lecturecopilot_ops.stack import service_env
 
-    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "T2@example.edu"],
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", "revoke-tokens", "--email", "T2@example.edu"],
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
     assert out.returncode == 0 and "revoked 1 token(s) and 0 browser session(s)" in out.stdout, (out.stdout, out.stderr)
     assert creates(other) == 401 and creates(kept) == 201  # only that address's tokens
-    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "zed@bücher.example"],
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", "revoke-tokens", "--email", "zed@bücher.example"],
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
     assert "revoked 1 token" in out.stdout and creates(idn) == 401, (out.stdout, out.stderr)  # as minted: IDNA
 

@@ -14,7 +14,7 @@ import pytest
 import requests
 import webvtt
 
-from lecturecopilot.caption_export import Line, build_cues, to_srt, to_vtt
+from services.gateway.caption_export import Line, build_cues, to_srt, to_vtt
 from web_helpers import mint
 
 pytestmark = pytest.mark.slow

@@ -21,7 +21,7 @@ VTT = ("WEBVTT\n\n00:00.000 --> 00:06.000\nA skip list stacks sorted linked list
 
 
 def _cli(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "lecturecopilot.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env=dict(os.environ))
 
 

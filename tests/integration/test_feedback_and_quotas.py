@@ -52,7 +52,7 @@ def gw(stack):
 @pytest.fixture(scope="module")
 def no_ask(stack):
     """A gateway whose calls to ask all fail (UNAVAILABLE → 503), same secret and counters as ``gw``."""
-    from lecturecopilot.stack import _free_port
+    from lecturecopilot_ops.stack import _free_port
 
     g = Gateway(stack, {**LOW, "LC_ASK_TARGET_URI": f"ipv4:127.0.0.1:{_free_port()}"})
     yield g

@@ -39,7 +39,7 @@ GENERIC = ["[]", '[{"title": "x"}]', '"text"', "42", "null", "true", '{"conn": 1
 def routes(stack) -> list[dict]:
     """The gateway's rules with their methods, endpoint and declared body model, from its url_map
     (read in a process of its own: creating the app configures logging and telemetry)."""
-    from lecturecopilot.stack import service_env
+    from lecturecopilot_ops.stack import service_env
 
     code = ("import json\nfrom services.gateway.app import create_app\napp = create_app()\n"
             "print(json.dumps([{'rule': r.rule, 'methods': sorted(r.methods - {'HEAD', 'OPTIONS'}), "

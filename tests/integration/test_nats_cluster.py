@@ -38,7 +38,7 @@ def cluster(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def no_lecture_streams(cluster):
     """Each test starts with no stream holding the ``lecture.*`` subjects (they would overlap)."""
-    from lecturecopilot.stack import _drop_lecture_streams
+    from lecturecopilot_ops.stack import _drop_lecture_streams
 
     _wait(cluster.meta_ready, 60, "the cluster has no meta leader with every peer current")
     asyncio.run(asyncio.wait_for(_drop_lecture_streams(cluster.url, "LC_TEST"), 30))
@@ -315,7 +315,7 @@ def test_lectures_in_flight_while_a_node_dies_are_ready_exactly_once(cluster, sy
     leader first) is SIGKILLed; another is uploaded right after, while the stream elects a new
     leader (ingest's publish is retried). Both reach ``ready`` exactly once; the node comes back
     and catches up."""
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
     from web_helpers import upload_captions
 
     res, _ = synth_video

@@ -38,7 +38,7 @@ def s3stack(tmp_path_factory):
     (``LC_TEST_NATS=embedded``, as tests/integration/test_stack_lifecycle.py does): on the machine's
     NATS it would drop the session stack's stream (ephemeral drops every ``lecture.*`` stream)."""
     from fakes.s3_server import S3Server
-    from lecturecopilot.stack import ephemeral
+    from lecturecopilot_ops.stack import ephemeral
 
     s3 = S3Server()
     mode = os.environ.get("LC_TEST_NATS")
@@ -265,7 +265,7 @@ def test_ingest_killed_while_finishing_an_s3_upload_finishes_it_after_restart(s3
 
     import psycopg
 
-    from lecturecopilot import stack as stack_mod
+    from lecturecopilot_ops import stack as stack_mod
 
     eph, s3, data, n, course, uid = _open_upload(s3stack, synth_video, "Killed while finishing (object storage)", title="Survivor", number=7)
     assert _put(eph, uid, data[: n // 2], 0, n).json()["offset"] == n // 2
@@ -304,7 +304,7 @@ def _kill_ingest(eph) -> None:
     """SIGKILL of ingest's process group, waited for."""
     import signal
 
-    from lecturecopilot import stack as stack_mod
+    from lecturecopilot_ops import stack as stack_mod
 
     pid = _ingest_pid(eph)
     os.killpg(pid, signal.SIGKILL)
@@ -315,7 +315,7 @@ def _kill_ingest(eph) -> None:
 
 def _start_ingest(eph, **env: str) -> None:
     """Starts ingest again (the other services run on), with ``env`` added to its environment."""
-    from lecturecopilot import stack as stack_mod
+    from lecturecopilot_ops import stack as stack_mod
 
     old = {k: os.environ.get(k) for k in env}
     os.environ.update(env)

@@ -28,8 +28,8 @@ import psycopg
 import pytest
 import requests
 
-from lecturecopilot.netports import free_port, port_free
-from lecturecopilot.running import SERVICES, pid_alive
+from lecturecopilot.netports import free_port, pid_alive, port_free
+from lecturecopilot_ops.running import SERVICES
 from web_helpers import upload_captions
 
 pytestmark = pytest.mark.slow

@@ -64,7 +64,7 @@ def _events(stack, subject, lecture_id) -> int:
 
 
 def test_worker_killed_mid_transcription_still_reaches_ready_once(stack, synth_video):
-    from lecturecopilot import stack as stack_mod
+    from lecturecopilot_ops import stack as stack_mod
 
     res, _ = synth_video
     course = stack.create_course("Crash course")

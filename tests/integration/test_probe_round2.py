@@ -16,7 +16,7 @@ import pytest
 import requests
 import webvtt
 
-from lecturecopilot.caption_export import Line, build_cues
+from services.gateway.caption_export import Line, build_cues
 from web_helpers import Gateway, mint
 
 from .test_captions_export import ffmpeg_cues
@@ -290,7 +290,7 @@ def test_question_ids_in_the_path_are_never_a_5xx(stack, world):
 
 
 def test_ask_down_is_503_on_every_practice_route(stack, world):
-    from lecturecopilot.stack import _free_port
+    from lecturecopilot_ops.stack import _free_port
 
     pub, owner = world["public"], world["people"]["owner"]
     qid = pub["questions"][0]["id"]

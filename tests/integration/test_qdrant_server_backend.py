@@ -42,11 +42,11 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
     from evals.retrieval import distractor_lectures, load_dev_set, upload_course
     from lecturecopilot import db, models
     from lecturecopilot.points import SEGMENT, PointWriter, payload
-    from lecturecopilot.storage import MediaStore
+    from lecturecopilot.mediastores import media_store
     from services.ask.retrieve import retrieve
     from services.ask.search_index import EmbeddedSearchIndex, QdrantServerBackend
     from services.index.points import write_all_points, write_points
-    from services.ingest.core import delete_lectures
+    from services.ingest.deletion import delete_lectures
     from services.ingest.store import IngestStore
 
     by_lecture, titles, questions = load_dev_set()
@@ -91,7 +91,7 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
                for name, ix in (("edge", edge), ("server", server))}
         # deleting a course (ingest) deletes its points from the server
         assert _count(client, "lc_test", course_id=other) > 0
-        delete_lectures(records=IngestStore(pool), store=MediaStore.from_settings(stack.settings),
+        delete_lectures(records=IngestStore(pool), store=media_store(stack.settings),
                         lecture_ids=list(other_ids.values()), course_id=other, points=writer)
         assert _count(client, "lc_test", course_id=other) == 0
         assert _count(client, "lc_test", course_id=course) == _db_points(pool, ids.values()) + 1
@@ -100,7 +100,7 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
         # the write lands) keeps none: the write looks at the row again and removes them
         class DeletedMidWrite(PointWriter):
             def replace_lecture(self, lecture_id, pts):
-                delete_lectures(records=IngestStore(pool), store=MediaStore.from_settings(stack.settings),
+                delete_lectures(records=IngestStore(pool), store=media_store(stack.settings),
                                 lecture_ids=[lecture_id], points=self)
                 super().replace_lecture(lecture_id, pts)
 

@@ -40,7 +40,7 @@ def _vtt(step: float = 20.0) -> bytes:
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "reindex", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", "reindex", *args], capture_output=True,
                           text=True, timeout=300, env=dict(os.environ))
 
 

@@ -488,7 +488,7 @@ def test_ingest_killed_while_finishing_finishes_the_upload_after_restart(stack, 
     import threading
     import time
 
-    from lecturecopilot import stack as stack_mod
+    from lecturecopilot_ops import stack as stack_mod
 
     res, _ = synth_video
     data = res.path.read_bytes()

@@ -11,7 +11,7 @@ import requests
 from rapidfuzz import fuzz
 
 from lecturecopilot.slidetext import slide_sentence
-from lecturecopilot.synth import Part, synth_lecture
+from lecturecopilot_ops.synth import Part, synth_lecture
 from services.transcribe.slides import detect_slides
 
 pytestmark = pytest.mark.slow

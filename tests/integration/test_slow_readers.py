@@ -13,7 +13,7 @@ import time
 import pytest
 import requests
 
-from lecturecopilot.stack import _free_port, wait_until_up
+from lecturecopilot_ops.stack import _free_port, wait_until_up
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""The throw-away stack of tests and evals (``lecturecopilot.stack.ephemeral``) cleans up after a
+"""The throw-away stack of tests and evals (``lecturecopilot_ops.stack.ephemeral``) cleans up after a
 SIGTERM: services left running would keep consuming the next session's pipeline events."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def test_sigterm_stops_the_services_and_drops_the_database(tmp_path):
     script = textwrap.dedent(f"""
         import os, sys, time
         from pathlib import Path
-        from lecturecopilot.stack import ephemeral
+        from lecturecopilot_ops.stack import ephemeral
         with ephemeral(Path({str(tmp_path / 'data')!r})) as eph:
             pids = [int(p.read_text()) for p in (eph.settings.data_dir / "run").glob("*.pid")]
             print("UP", os.environ.get("DATABASE_URL", ""), *pids, flush=True)

@@ -108,7 +108,7 @@ def test_an_admin_no_longer_listed_is_a_student_and_revoking_ends_browser_sessio
     import sys
 
     from lecturecopilot import db
-    from lecturecopilot.stack import service_env
+    from lecturecopilot_ops.stack import service_env
 
     s = sign_in(stack.base, smtp_sink, "was-admin@example.edu")
     pool = db.make_pool(stack.settings, max_size=1)
@@ -121,7 +121,7 @@ def test_an_admin_no_longer_listed_is_a_student_and_revoking_ends_browser_sessio
     assert s.get(f"{stack.base}/api/role-requests", timeout=10).status_code == 403
     listed = sign_in(stack.base, smtp_sink, "admin@example.edu")  # LC_ADMIN_EMAILS of the test stack
     assert listed.get(f"{stack.base}/api/me", timeout=10).json()["role"] == "admin"
-    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "Was-Admin@example.edu"],
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", "revoke-tokens", "--email", "Was-Admin@example.edu"],
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
     assert "revoked 0 token(s) and 1 browser session(s)" in out.stdout, (out.stdout, out.stderr)
     assert s.get(f"{stack.base}/api/me", timeout=10).json()["signed_in"] is False
@@ -135,10 +135,10 @@ def test_an_operator_whose_server_sends_no_mail_prints_a_sign_in_link(stack):
     import sys
     from urllib.parse import parse_qs, urlparse
 
-    from lecturecopilot.stack import service_env
+    from lecturecopilot_ops.stack import service_env
 
     def cli(*args):
-        return subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "signin-link", *args],
+        return subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", "signin-link", *args],
                               capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
 
     out = cli("--email", "Operator@Example.edu")
@@ -173,9 +173,9 @@ def test_an_instructor_token_makes_the_account_an_instructor_in_the_browser_too(
     import subprocess
     import sys
 
-    from lecturecopilot.stack import service_env
+    from lecturecopilot_ops.stack import service_env
 
-    out = subprocess.run([sys.executable, "-m", "lecturecopilot.cli", "revoke-tokens", "--email", "minted-inst@example.edu"],
+    out = subprocess.run([sys.executable, "-m", "lecturecopilot_ops.cli", "revoke-tokens", "--email", "minted-inst@example.edu"],
                          capture_output=True, text=True, env=service_env(stack.settings), timeout=60)
     assert "revoked 1 token(s) and 1 browser session(s) of minted-inst@example.edu; the account is a student again" \
         in out.stdout, (out.stdout, out.stderr)

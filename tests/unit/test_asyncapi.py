@@ -1,5 +1,5 @@
 """docs/asyncapi.json is the pipeline's event contract as FastStream generates it from the code
-(lecturecopilot/asyncapi.py); it must not drift from the workers' stages and the bus's subjects."""
+(lecturecopilot_ops/asyncapi.py); it must not drift from the workers' stages and the bus's subjects."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from lecturecopilot import bus
-from lecturecopilot.asyncapi import document, proto_schema
+from lecturecopilot_ops.asyncapi import document, proto_schema
 from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.worker import Stage
 

@@ -1,4 +1,4 @@
-"""Captions out (lecturecopilot/caption_export.py): the VTT and SRT files read back with webvtt-py
+"""Captions out (services/gateway/caption_export.py): the VTT and SRT files read back with webvtt-py
 with the same cue times (to the millisecond) and text, under and over one hour, with text that
 needs escaping; long sentences cut into short cues at word times; slides marked."""
 
@@ -10,9 +10,9 @@ import re
 import pytest
 import webvtt
 
-from lecturecopilot.caption_export import (LINE_CHARS, MAX_CUE_S, SLIDE_CUE_S, Cue, Line, build_cues,
-                                           download_name, to_srt, to_vtt)
 from lecturecopilot.captions import Word, parse_captions
+from services.gateway.caption_export import (LINE_CHARS, MAX_CUE_S, SLIDE_CUE_S, Cue, Line, build_cues,
+                                             download_name, to_srt, to_vtt)
 
 LONG = ("So today we are going to talk about hashing, which is the idea that we can store a set of keys "
         "in a table whose size is about the number of keys, and not the size of the universe they come from.")

@@ -1,4 +1,4 @@
-"""``lecturecopilot.stack.ended_services``: which of a stack's services (by pid file) have ended, and how."""
+"""``lecturecopilot_ops.stack.ended_services``: which of a stack's services (by pid file) have ended, and how."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 import time
 from types import SimpleNamespace
 
-from lecturecopilot.stack import ended_services
+from lecturecopilot_ops.stack import ended_services
 
 
 def _first_sight(settings, name: str) -> dict[str, str]:
@@ -42,7 +42,7 @@ def test_running_killed_and_exited_services_are_told_apart(tmp_path):
 def test_a_test_stack_s_ports_lie_below_the_range_outgoing_connections_take():
     import socket
 
-    from lecturecopilot.stack import _free_port
+    from lecturecopilot_ops.stack import _free_port
 
     first = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
     ports = {_free_port() for _ in range(20)}

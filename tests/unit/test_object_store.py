@@ -13,6 +13,7 @@ import uuid
 import pytest
 import requests
 
+from lecturecopilot.mediastores import media_store
 from lecturecopilot.objectstore import PART_BYTES, S3MediaStore, parse_media_url
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore, UnsafeMediaURI
@@ -158,15 +159,15 @@ def test_the_video_url_is_presigned_on_the_stores_origin_and_answers_range(store
 def test_settings_select_the_backend(tmp_path, s3, monkeypatch):
     for k, v in s3.env.items():
         monkeypatch.setenv(k, v)
-    local = MediaStore.from_settings(Settings(data_dir=tmp_path))
+    local = media_store(Settings(data_dir=tmp_path))
     assert type(local) is MediaStore and local.video_url(str(tmp_path / "x")) is None and local.media_origin() is None
-    remote = MediaStore.from_settings(Settings(data_dir=tmp_path, media_url=f"s3://{s3.bucket}/p"))
+    remote = media_store(Settings(data_dir=tmp_path, media_url=f"s3://{s3.bucket}/p"))
     assert isinstance(remote, S3MediaStore) and (remote.bucket, remote.prefix) == (s3.bucket, "p")
     assert remote.media_origin() == s3.endpoint  # boto3 read AWS_ENDPOINT_URL
     assert "X-Amz-Signature=" in remote.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")  # SigV4 (R2 needs it)
     assert "X-Amz-Expires=600&" in remote.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")  # LC_VIDEO_URL_S
     monkeypatch.setenv("LC_VIDEO_URL_S", "120")
-    briefer = MediaStore.from_settings(Settings(data_dir=tmp_path, media_url=f"s3://{s3.bucket}/p"))
+    briefer = media_store(Settings(data_dir=tmp_path, media_url=f"s3://{s3.bucket}/p"))
     assert "X-Amz-Expires=120&" in briefer.video_url(f"s3://{s3.bucket}/p/lectures/x/web.mp4")
     lid = str(uuid.uuid4())
     (remote.lecture_dir(lid) / "captions.vtt").write_text("WEBVTT\n")
@@ -230,7 +231,7 @@ def test_the_origin_needs_no_credentials_and_a_missing_one_fails_only_the_video_
             monkeypatch.setenv("AWS_ENDPOINT_URL", endpoint)
         else:
             monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
-        store = MediaStore.from_settings(Settings(data_dir=tmp_path, media_url="s3://lc-media/p",
+        store = media_store(Settings(data_dir=tmp_path, media_url="s3://lc-media/p",
                                                   media_path_style=path_style))
         assert store.media_origin() == origin, (endpoint, path_style)
         with pytest.raises(MediaUnavailable, match="no credentials"):
@@ -327,7 +328,7 @@ def test_presigned_urls_are_signed_for_the_public_endpoint_when_one_is_set(tmp_p
         monkeypatch.setenv(k, v)
     monkeypatch.setenv("LC_MEDIA_URL", f"s3://{s3.bucket}/pub")
     monkeypatch.setenv("LC_MEDIA_PUBLIC_ENDPOINT", "https://media.example.edu")
-    store = MediaStore.from_settings(Settings(data_dir=tmp_path))
+    store = media_store(Settings(data_dir=tmp_path))
     lid = str(uuid.uuid4())
     src = store.lecture_dir(lid) / "web.mp4"
     src.write_bytes(b"x" * 100)

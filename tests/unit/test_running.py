@@ -10,7 +10,7 @@ import sys
 import threading
 
 from lecturecopilot.netports import PortTaken, free_port, listener_pids, port_free
-from lecturecopilot.stack import wait_until_up
+from lecturecopilot_ops.stack import wait_until_up
 
 
 @contextlib.contextmanager

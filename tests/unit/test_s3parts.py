@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from lecturecopilot.objectstore import S3MediaStore
-from services.ingest.core import IngestError
+from services.ingest.errors import IngestError
 from services.ingest.s3parts import S3Part, S3Parts
 
 

@@ -1,4 +1,4 @@
-"""The shard layouts of lecturecopilot.shard_config on a real qdrant-edge shard: the memory-lean
+"""The shard layouts of services.ask.shard_config on a real qdrant-edge shard: the memory-lean
 ``disk`` profile ranks a course's points as the all-in-RAM ``ram`` profile does, keeps every query
 inside its course, and survives a close and reload (an ask replica restarting on a current shard)."""
 
@@ -11,7 +11,7 @@ import pytest
 import qdrant_edge as q
 
 from lecturecopilot.points import bm25
-from lecturecopilot.shard_config import create_shard, dense_params, edge_config
+from services.ask.shard_config import create_shard, dense_params, edge_config
 
 DIM = 384
 WORDS = "hash table chaining collision probe array list tree heap graph sort search key value bucket".split()

@@ -1,6 +1,6 @@
 """Pure pieces of the web product: the people hash, email normalisation, the CSP."""
 
-from services.gateway.accounts import normal_email
+from services.gateway.emails import normal_email
 from services.gateway.limits import person_key
 from services.gateway.security import csp
 

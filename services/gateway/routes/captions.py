@@ -1,4 +1,4 @@
-"""Captions out: ``GET /api/lectures/{id}/captions.vtt`` and ``.srt`` (``lecturecopilot.caption_export``
+"""Captions out: ``GET /api/lectures/{id}/captions.vtt`` and ``.srt`` (``services.gateway.caption_export``
 builds the files from the stored sentences and words).
 
 Who may read them is decided as for the transcript (``lecture_row``: 404 for a lecture whose course
@@ -12,10 +12,9 @@ import functools
 
 from flask import Blueprint, Response
 
-from lecturecopilot import caption_export
 from lecturecopilot.captions import Word
 
-from .. import store
+from .. import caption_export, store
 from ..access import lecture_row
 from ..context import ctx
 from ..contract import returns

@@ -1,6 +1,6 @@
 """Starts and stops the whole stack on one machine: embedded Postgres and NATS (unless
 ``DATABASE_URL`` / ``NATS_URL`` are set) and the five services, each its own process, kept running
-by a supervisor (:mod:`lecturecopilot.supervisor`) that starts a service again when it ends.
+by a supervisor (:mod:`lecturecopilot_ops.supervisor`) that starts a service again when it ends.
 
 Logs go to ``<data_dir>/logs/<service>.log``, pid files to ``<data_dir>/run/``. A service counts as
 up when *its* process answers its health URL (the answer's ``LC-Pid`` header names the pid in its pid
@@ -19,11 +19,13 @@ from pathlib import Path
 
 import requests
 
-from . import bus, db, embedded, supervisor
-from .netports import free_port as _free_port  # noqa: F401 (the name the tests and benchmarks import)
+from lecturecopilot import bus, db, embedded
+from lecturecopilot.netports import free_port as _free_port  # noqa: F401 (the name the tests and benchmarks import)
+from lecturecopilot.settings import Settings, keep_port_offset, kept_port_offset
+
+from . import supervisor
 from .running import (SERVICES, check_ports, client_host, ended_services, log_tail, pid_alive,  # noqa: F401
                       running_names, service_pid, spawn_service, wait_healthy, wait_until_up)
-from .settings import Settings, keep_port_offset, kept_port_offset
 
 
 def admin_token(settings: Settings) -> str:
@@ -71,7 +73,7 @@ def up(settings: Settings, *, timeout_s: float = 180.0, quiet: bool = False,
        supervise: bool | None = None) -> dict[str, subprocess.Popen]:
     """Starts every service (skipping ones whose pid is alive) and waits until each is healthy:
     its own process answers its health URL. With ``supervise`` a supervisor
-    (:mod:`lecturecopilot.supervisor`) starts them and starts again any that ends; without (test
+    (:mod:`lecturecopilot_ops.supervisor`) starts them and starts again any that ends; without (test
     stacks, which fail at once when a service ends) they are started here. Unset (``make up``,
     ``process``, ``demo``): supervised, unless the data folder's services run already without a
     supervisor (a test session's stack, whose missing service is then started here). Keeps the port

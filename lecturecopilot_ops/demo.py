@@ -16,8 +16,10 @@ from pathlib import Path
 
 import requests
 
+from lecturecopilot.media import probe
+from lecturecopilot.settings import Settings
+
 from . import stack
-from .settings import Settings
 from .synth import PIPER_VOICE, Part, synth_lecture
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "mit6006"
@@ -101,8 +103,6 @@ def _demo_course(base: str, auth: dict) -> dict:
 def _upload_and_wait(settings: Settings, base: str, auth: dict, course_id: str, video: Path) -> None:
     """Uploads ``video`` as lecture 4 of the course through the public API, prints its progress
     until it is ready, then the upload-to-ready time. Raises ``SystemExit`` when processing fails."""
-    from .media import probe
-
     duration = probe(video).duration_s
     t0 = time.time()
     with open(video, "rb") as f:

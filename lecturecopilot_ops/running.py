@@ -2,7 +2,7 @@
 service's own: pid files in ``<data_dir>/run/``, the ``LC-Pid`` header of every health answer
 (:data:`~lecturecopilot.health.PID_HEADER`), and the ports each service needs
 (:func:`check_ports` raises :class:`~lecturecopilot.netports.PortTaken` for one another process holds).
-Used by :mod:`lecturecopilot.stack` (``up``) and :mod:`lecturecopilot.supervisor`.
+Used by :mod:`lecturecopilot_ops.stack` (``up``) and :mod:`lecturecopilot_ops.supervisor`.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from pathlib import Path
 
 import requests
 
-from .health import PID_HEADER
-from .netports import PortTaken, describe_pid, listener_pids, port_free
-from .settings import Settings
+from lecturecopilot.health import PID_HEADER
+from lecturecopilot.netports import PortTaken, describe_pid, listener_pids, pid_alive, port_free
+from lecturecopilot.settings import Settings
 
 SERVICES = ["ask", "ingest", "transcribe", "index", "gateway"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -210,20 +210,3 @@ def ended_services(settings: Settings) -> dict[str, str]:
             ended[pidfile.stem] = "ended"
     return ended
 
-
-def pid_alive(pid: int) -> bool:
-    """True while ``pid`` runs (a dead child of ours is reaped, and another's that its parent has not
-    reaped yet, a zombie, is not mistaken for alive either)."""
-    try:
-        if os.waitpid(pid, os.WNOHANG)[0] == pid:
-            return False
-    except ChildProcessError:
-        pass
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True

@@ -1,13 +1,13 @@
-"""``python -m lecturecopilot.supervisor``: keeps the services of a ``make up`` stack running.
+"""``python -m lecturecopilot_ops.supervisor``: keeps the services of a ``make up`` stack running.
 
-:func:`lecturecopilot.running.up` starts it, detached, with the services' environment; it writes to
+:func:`lecturecopilot_ops.running.up` starts it, detached, with the services' environment; it writes to
 ``<data_dir>/logs/supervisor.log`` and its pid is ``<data_dir>/run/supervisor.pid``. It starts each
 service whose pid file names no live process (one that runs already is watched as it is), and when a
 service ends (a crash, the kernel's OOM killer, a log it could not write on a full disk) it says so in
 its log, loudly (which service, how it ended, after how long, the end of the service's own log), and
 starts it again: after 1 s, and after 2, 4, 8, 15, then 30 s while each new start ends within a minute
 (a service that cannot start is not restarted in a tight loop). On SIGTERM or SIGINT it exits and
-leaves the services running: :func:`lecturecopilot.running.down` stops it first, then the services.
+leaves the services running: :func:`lecturecopilot_ops.running.down` stops it first, then the services.
 """
 
 from __future__ import annotations
@@ -20,10 +20,12 @@ import sys
 import threading
 import time
 
-from . import logsafe, running
-from .settings import Settings, get_settings
+from lecturecopilot import logsafe
+from lecturecopilot.settings import Settings, get_settings
 
-log = logging.getLogger("lecturecopilot.supervisor")
+from . import running
+
+log = logging.getLogger("lecturecopilot_ops.supervisor")
 
 RESTART_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 STABLE_S = 60.0  # a service that ran this long before it ended is restarted after the first delay again
@@ -115,7 +117,7 @@ def start(settings: Settings, env: dict[str, str], timeout_s: float) -> subproce
             (run / f"{name}.pid").unlink(missing_ok=True)
     logfile = settings.data_dir / "logs" / "supervisor.log"
     with open(logfile, "ab") as log:
-        p = subprocess.Popen([sys.executable, "-m", "lecturecopilot.supervisor"], env=env, stdout=log, stderr=log,
+        p = subprocess.Popen([sys.executable, "-m", "lecturecopilot_ops.supervisor"], env=env, stdout=log, stderr=log,
                              start_new_session=True, cwd=str(running.ROOT))
     (run / "supervisor.pid").write_text(str(p.pid))
     deadline = time.time() + min(timeout_s, 60)

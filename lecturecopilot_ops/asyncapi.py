@@ -18,9 +18,9 @@ from pathlib import Path
 from faststream.specification import AsyncAPI
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from . import bus
-from .settings import Settings
-from .worker import Stage, build_app
+from lecturecopilot import bus
+from lecturecopilot.settings import Settings
+from lecturecopilot.worker import Stage, build_app
 
 CONTENT_TYPE = "application/x-protobuf"
 EVENTS_VERSION = "1.0.0"  # the contract's version: package lecturecopilot.events.v1

@@ -36,7 +36,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from .captions import Word
+from lecturecopilot.captions import Word
 
 LINE_CHARS = 42  # characters per caption line (the usual broadcast and streaming limit)
 MAX_LINES = 2

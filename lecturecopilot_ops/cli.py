@@ -1,4 +1,4 @@
-"""``lecture-copilot`` (or ``python -m lecturecopilot.cli``): run and operate the stack.
+"""``lecture-copilot`` (or ``python -m lecturecopilot``): run and operate the stack.
 
 Commands: ``up``, ``down``, ``demo``, ``mint-token --role ROLE --email EMAIL [--days N]``,
 ``revoke-tokens --email EMAIL``, ``signin-link --email EMAIL`` (a browser sign-in link, printed),
@@ -11,7 +11,16 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .media import CONTAINERS_LABEL
+from lecturecopilot import db, embedded, vectors
+from lecturecopilot.media import CONTAINERS_LABEL
+from lecturecopilot.netports import PortTaken
+from lecturecopilot.settings import get_settings
+from services.gateway.accounts import signin_link
+from services.gateway.auth import mint_token, revoke_tokens
+from services.index.commands import reindex_command
+
+from . import demo, stack
+from .process import process_file
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -50,8 +59,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def _up(settings) -> int:
     """``up``: starts the stack, prints where it is; 1 with the reason on stderr when it cannot."""
-    from . import stack
-
     try:
         stack.up(settings)
     except RuntimeError as e:  # a port another process holds (PortTaken), a service that did not start
@@ -67,8 +74,6 @@ def _up(settings) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Runs one command (see the module doc); returns its exit code (1 when the stack it starts finds
     one of its ports taken: the message names the port and the setting that moves it)."""
-    from .netports import PortTaken
-
     args = _parser().parse_args(argv)
     try:
         return _run(args)
@@ -79,39 +84,22 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     """Runs the parsed command; returns its exit code."""
-    from .settings import get_settings
-
     settings = get_settings()
     if args.cmd == "up":
         return _up(settings)
     elif args.cmd == "down":
-        from . import stack
-
         stack.down(settings)
         print("stopped")
     elif args.cmd == "demo":
-        from . import demo
-
         demo.run(settings)
     elif args.cmd == "process":
-        from .process import process_file
-
         return process_file(settings, args)
     elif args.cmd == "migrate-vectors":
-        from . import embedded, vectors
-
         for table, what in vectors.convert_columns(embedded.database_url(settings)).items():
             print(f"{table}: {what}")
     elif args.cmd == "reindex":
-        from services.index.commands import reindex_command
-
         return reindex_command(settings, args.course, args.lecture)
     elif args.cmd in ("mint-token", "revoke-tokens", "signin-link"):
-        from services.gateway.accounts import signin_link
-        from services.gateway.auth import mint_token, revoke_tokens
-
-        from . import db
-
         pool = db.make_pool(settings, max_size=1)
         try:
             if args.cmd == "revoke-tokens":

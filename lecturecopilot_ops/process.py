@@ -11,8 +11,15 @@ import time
 import uuid
 from pathlib import Path
 
-from .media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
-from .settings import Settings
+from lecturecopilot import bus, db, embedded
+from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
+from lecturecopilot.mediastores import media_store
+from lecturecopilot.settings import Settings
+from services.ingest.core import Upload, ingest_lecture
+from services.ingest.errors import IngestError
+from services.ingest.store import IngestStore
+
+from . import stack
 
 
 def _course_id(pool, course: str) -> tuple[str, bool]:
@@ -43,8 +50,6 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
     """Queues ``args.file`` for ``args.course`` (starting the stack if it is not running) and,
     unless ``--no-wait``, prints progress until ready. Returns the exit code: 0 ready/queued,
     1 failed or refused (the reason on stderr), 2 for a file that does not exist."""
-    from . import bus, db, embedded, stack
-
     files = _input_files(args)
     if isinstance(files, int):
         return files
@@ -91,11 +96,6 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, path: Pa
            course_id: str, created: bool) -> str | None:
     """Runs the files through ingest's own checks and queues the lecture; returns its id, or None
     when ingest refused it (the reason on stderr; a course this run ``created`` is removed again)."""
-    from services.ingest.core import IngestError, Upload, ingest_lecture
-    from services.ingest.store import IngestStore
-
-    from .storage import MediaStore
-
     files = []
     try:
         video = captions_up = None
@@ -105,7 +105,7 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, path: Pa
         if captions is not None:
             files.append(open(captions, "rb"))
             captions_up = Upload(captions.name, files[-1], captions.stat().st_size)
-        result = ingest_lecture(settings=settings, records=IngestStore(pool), store=MediaStore.from_settings(settings),
+        result = ingest_lecture(settings=settings, records=IngestStore(pool), store=media_store(settings),
                                 publish=publish, course_id=course_id,
                                 title=args.title or (path or captions).stem, number=args.number,
                                 video=video, captions=captions_up, language=args.language)
