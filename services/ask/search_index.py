@@ -82,7 +82,7 @@ def _course_filter(course_id: str, lecture_id: str | None, kind: str | None = No
 
 class EmbeddedSearchIndex:
     """A qdrant-edge shard at ``path`` (or a Qdrant server: ``server``) synced from Postgres, laid
-    out per ``profile`` (:mod:`lecturecopilot.shard_config`: ``ram`` or ``disk``). Starts empty: a
+    out per ``profile`` (:mod:`services.ask.shard_config`: ``ram`` or ``disk``). Starts empty: a
     course's points are loaded on its first query (:meth:`sync_course`). Thread-safe (one lock)."""
 
     def __init__(self, path: Path, pool: ConnectionPool, server: QdrantServerBackend | None = None,
@@ -91,7 +91,7 @@ class EmbeddedSearchIndex:
         self.path = path
         self.server = server
         self.shard = None
-        self.profile = profile  # the shard's memory layout (lecturecopilot.shard_config; LC_SEARCH_PROFILE)
+        self.profile = profile  # the shard's memory layout (services.ask.shard_config; LC_SEARCH_PROFILE)
         self._dense_params = dense_params(profile)
         if server is None:
             shutil.rmtree(path, ignore_errors=True)
