@@ -35,6 +35,18 @@ proto: setup-test
 asyncapi: setup-test
 	$(PY) scripts/gen_asyncapi.py
 
+## The generated docs pages: docs/settings.md (from Settings), docs/api.md (from the OpenAPI document),
+## docs/events-reference.md (from docs/asyncapi.json). Unit tests fail when a committed page is out of date.
+.PHONY: docs-pages docs
+docs-pages: setup-test
+	$(PY) scripts/gen_settings_doc.py
+	$(PY) scripts/gen_api_doc.py
+	$(PY) scripts/gen_events_doc.py
+
+## The docs site (MkDocs + Material) into site/, failing on any warning (a broken link, a page not in the nav).
+docs: setup-test
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict -d site
+
 ## Retrieval evaluation on the MIT 6.006 dev set (writes evals/results/).
 eval: setup
 	$(PY) -m evals.retrieval

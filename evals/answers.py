@@ -159,7 +159,6 @@ def run(out_dir: Path = RESULTS) -> dict:
     }
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "answers-latest.json").write_text(json.dumps(result, indent=2))
-    (out_dir / f"answers-{time.strftime('%Y%m%d-%H%M%S')}.json").write_text(json.dumps(result, indent=2))
     (out_dir / "answers.md").write_text(markdown(result))
     return result
 

@@ -242,10 +242,10 @@ def ranks(rows: list[QuestionLists], names: tuple[str, ...], fusion: str, grid: 
     ``grid`` (weightings × lists), 0 for a miss. As ``retrieve.retrieve`` does: without
     ``bridges`` the bridge passages are not candidates; a candidate overlapping a better-ranked
     result by more than ``max_overlap`` of the shorter is skipped. ``adjust(q, fused)`` may
-    re-score the fused column (candidates,) before ranking (a post-fusion candidate such as
-    ``evals.cv_lecture_prior``'s); a candidate the lists scored 0 stays out either way.
+    re-score the fused column (candidates,) before ranking (a post-fusion candidate, as the
+    retired lecture prior had; docs/experiments.md); a candidate the lists scored 0 stays out either way.
     ``features(q, names)`` (default :func:`feature_matrix` with ``fusion``) gives each list's
-    contribution per candidate (``evals.cv_fusion`` tries other normalisations)."""
+    contribution per candidate (the retired normalisation harness tried others; docs/experiments.md)."""
     out = np.zeros((len(rows), len(grid)), dtype="int32")
     for i, q in enumerate(rows):
         gold = np.asarray(q.gold, dtype=bool)
@@ -349,15 +349,10 @@ def top_hits(passages: list, scores, depth: int, positive: bool = False) -> list
             for h in (passages[i],)]
 
 
-# candidate lists tried before any goes into the product: flag → (module, its extra_lists hook, what it adds)
-CANDIDATES = {
-    "extra": ("evals.cv_extra", "extra_lists", "the prototype lists"),
-    "phonetic": ("evals.cv_phonetic", "phonetic_lists", "the phonetic-key lists"),
-    "proximity": ("evals.cv_proximity", "proximity_lists", "the term-proximity lists"),
-    "splade": ("evals.cv_splade", "splade_lists", "the learned sparse (SPLADE) list"),
-    "late": ("evals.cv_late", "late_lists", "the late-interaction (MaxSim) list"),
-    "fulltext": ("evals.cv_fulltext", "fulltext_lists", "the whole-passage dense lists"),
-}
+# candidate lists tried before any goes into the product: flag → (module, its extra_lists hook, what it adds),
+# e.g. "late": ("evals.cv_late", "late_lists", "the late-interaction (MaxSim) list"). The candidates tried so far
+# did not pay and were retired; docs/experiments.md names each and the commit that holds its module.
+CANDIDATES: dict[str, tuple[str, str, str]] = {}
 
 
 def lists_of(sets, suffix: str, extra_lists=None, cached: bool = False, after_each=lambda: None) -> list[QuestionLists]:

@@ -293,11 +293,9 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
         "machine": "2 cores, no GPU", "search_profile": settings.search_profile,
     }
     out_dir.mkdir(parents=True, exist_ok=True)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = "retrieval-quick" if quick else "retrieval"
+    name = "retrieval-quick" if quick else "retrieval"  # one current file per command (git keeps the earlier ones)
     if settings.search_profile != "ram":  # another profile's run is kept beside the default's, not over it
         name = f"{name}-{settings.search_profile}"
-    (out_dir / f"{name}-{stamp}.json").write_text(json.dumps(result, indent=2))
     (out_dir / f"{name}-latest.json").write_text(json.dumps(result, indent=2))
     if not quick and settings.search_profile == "ram":
         (out_dir / "retrieval.md").write_text(markdown(result))

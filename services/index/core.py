@@ -11,7 +11,7 @@ about one slide rather than the end of one and the start of the next (slide tran
 boundaries, as in lecture video segmentation by slide transition detection, e.g. Haubold & Kender,
 ICME 2005). A slide that appears while a sentence is under way leaves that sentence in the segment
 before it, so two segments may overlap by up to one sentence. ``python -m evals.robustness`` with and
-without the slide rule (``evals/README.md``): search recall@1 0.966 → 0.983 with both voices, covered
+without the slide rule (``docs/experiments.md``): search recall@1 0.966 → 0.983 with both voices, covered
 questions answered in their part 0.915 → 0.966 (espeak-ng) and 0.949 → 0.932 (Piper).
 """
 

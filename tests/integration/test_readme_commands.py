@@ -1,5 +1,6 @@
-"""The README's "Process your own lecture" commands, run as written (bash + curl + python3) against
-the test stack: the course id and the lecture id are captured, and the next command uses them."""
+"""The "Process your own lecture" commands of docs/usage.md (the README points there), run as written
+(bash + curl + python3) against the test stack: the course id and the lecture id are captured, and the
+next command uses them."""
 
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import requests
 
 pytestmark = pytest.mark.slow
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+USAGE = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 
 
 def first_bash_block(heading: str) -> str:
-    section = README.split(f"\n## {heading}\n", 1)[1]
+    section = USAGE.split(f"\n## {heading}\n", 1)[1]
     return re.search(r"```bash\n(.*?)```", section, re.S).group(1)
 
 
