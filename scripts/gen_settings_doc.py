@@ -36,7 +36,8 @@ def environment_reads() -> dict[str, list[str]]:
     """Variables the code reads straight from the environment (``os.environ``, ``${LC_…}`` in the
     shell scripts) → the files that read each, relative to the repository."""
     found: dict[str, set[str]] = {}
-    for path in [*(ROOT / "lecturecopilot").rglob("*.py"), *(ROOT / "services").rglob("*.py"),
+    for path in [*(ROOT / "lecturecopilot").rglob("*.py"), *(ROOT / "lecturecopilot_ops").rglob("*.py"),
+                 *(ROOT / "services").rglob("*.py"),
                  *(ROOT / "scripts").glob("*.sh")]:
         pattern = SH_READ if path.suffix == ".sh" else ENV_READ
         for var in pattern.findall(path.read_text()):

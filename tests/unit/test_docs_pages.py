@@ -89,7 +89,8 @@ def test_the_settings_table_shows_the_code_defaults():
 
 def test_variables_read_outside_settings_are_in_the_table_with_their_module():
     found = {}
-    for path in [*(ROOT / "lecturecopilot").rglob("*.py"), *(ROOT / "services").rglob("*.py"),
+    for path in [*(ROOT / "lecturecopilot").rglob("*.py"), *(ROOT / "lecturecopilot_ops").rglob("*.py"),
+                 *(ROOT / "services").rglob("*.py"),
                  *(ROOT / "scripts").glob("*.sh")]:
         pattern = SH_READ if path.suffix == ".sh" else ENV_READ
         for var in pattern.findall(path.read_text()):
