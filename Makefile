@@ -69,4 +69,4 @@ test-deploy: setup-test
 ## PNGs of the course list, the course page, a streamed answer with chips and the instructor's upload page,
 ## at desktop and phone widths, into docs/screenshots/ (a throw-away stack, a real browser).
 screenshots: setup-test
-	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py tests/integration/test_web_practice.py -k "screenshots or uploads or practises or insights"
+	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py tests/integration/test_web_practice.py tests/integration/test_web_notes.py -k "screenshots or uploads or practises or insights or notes"

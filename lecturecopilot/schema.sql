@@ -317,3 +317,17 @@ BEGIN
     END LOOP;
   END IF;
 END $$;
+-- Notes: a person's private notes pinned to a moment of a lecture (t_s seconds from its start). Keyed
+-- to the lecture's id, not its number (a renumber keeps them); removed with the lecture (and so its
+-- course) or the account (users). Written and read only by the gateway (services/gateway/notes_store.py).
+CREATE TABLE IF NOT EXISTS notes (
+  id uuid PRIMARY KEY,
+  email text NOT NULL REFERENCES users(email) ON DELETE CASCADE,
+  lecture_id uuid NOT NULL REFERENCES lectures(id) ON DELETE CASCADE,
+  t_s double precision NOT NULL CHECK (t_s >= 0),
+  text text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS notes_lecture ON notes(lecture_id, email, t_s);
+CREATE INDEX IF NOT EXISTS notes_email ON notes(email);

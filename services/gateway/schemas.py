@@ -266,6 +266,26 @@ class QuizReport(Body):
     comment: OptionalText(2000, multiline=True) = Field(None, description="a string of at most 2000 characters, or null")
 
 
+# -- notes ---------------------------------------------------------------------------------------
+MAX_NOTE_CHARS = 4000  # a few thousand characters: a paragraph or two of one's own words
+NOTE_TEXT = f"a non-empty string of at most {MAX_NOTE_CHARS} characters (line breaks kept)"
+NOTE_T = "the moment, in seconds from the lecture's start: a number from 0 to the lecture's duration"
+
+
+class NoteCreate(Body):
+    """``POST /api/lectures/{id}/notes``: a note at a moment of the lecture."""
+
+    text: Text(MAX_NOTE_CHARS, multiline=True) = Field(description=NOTE_TEXT)
+    t_s: float = Field(ge=0, le=MAX_CITE_S, description=NOTE_T)
+
+
+class NoteUpdate(Body):
+    """``PATCH /api/notes/{id}``: the fields sent are changed."""
+
+    text: Text(MAX_NOTE_CHARS, multiline=True) | None = Field(None, description=NOTE_TEXT)
+    t_s: float | None = Field(None, ge=0, le=MAX_CITE_S, description=NOTE_T)
+
+
 # -- forms (not JSON: documented, checked by ingest) -----------------------------------------
 class LectureUploadForm(BaseModel):
     """``POST /api/courses/{id}/lectures`` as ``multipart/form-data``: a video and/or captions."""

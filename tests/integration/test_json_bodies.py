@@ -76,8 +76,11 @@ def world(stack):
                                  timeout=10).json()["id"]
     upload = requests.post(f"{stack.base}/api/courses/{course}/uploads", headers=stack.admin, timeout=10,
                            json={"filename": "v.mp4", "size": 1000}).json()["upload_id"]
+    note = requests.post(f"{stack.base}/api/lectures/{lecture}/notes", json={"text": "a note", "t_s": 1},
+                         headers=stack.admin, timeout=10).json()["id"]
     ids = {"course_id": course, "lecture_id": lecture, "answer_id": answer, "question_id": question,
-           "request_id": role_request, "upload_id": upload, "email": "member@example.edu", "decision": "deny"}
+           "request_id": role_request, "upload_id": upload, "email": "member@example.edu", "decision": "deny",
+           "note_id": note}
     yield {"gw": gw, "ids": ids}
     gw.close()
 
@@ -97,7 +100,8 @@ BASE = {"CourseCreate": {"title": "Bodies"}, "MemberAdd": {"email": "m@example.e
         "AskQuestion": {"question": "What does merge sort do?"}, "Feedback": {"rating": "up"},
         "MagicLink": {"email": "bodies@example.edu"}, "Verify": {"token": "nope"},
         "Contact": {"email": "v@example.edu", "message": "Hello"}, "PracticeAnswer": {"choice": 0},
-        "QuizAnswers": {"answers": [{"question_id": "{question_id}", "choice": 0}]}}
+        "QuizAnswers": {"answers": [{"question_id": "{question_id}", "choice": 0}]},
+        "NoteCreate": {"text": "a note", "t_s": 1}, "NoteUpdate": {"text": "an edited note"}}
 
 
 def bodies(model_name: str | None, ids: dict) -> list[str]:

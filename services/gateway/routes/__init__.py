@@ -10,15 +10,17 @@
 | ``practice`` | practice questions (exam prep) |
 | ``insights`` | course insights for instructors |
 | ``captions`` | a lecture's captions as WebVTT and SubRip |
+| ``notes`` | a person's private notes pinned to moments, and their Markdown export |
 """
 
 from __future__ import annotations
 
 from flask import Flask
 
-from . import accounts, answers, captions, courses, insights, lectures, pages, practice
+from . import accounts, answers, captions, courses, insights, lectures, notes, pages, practice
 
-BLUEPRINTS = (pages.bp, courses.bp, lectures.bp, answers.bp, accounts.bp, practice.bp, insights.bp, captions.bp)
+BLUEPRINTS = (pages.bp, courses.bp, lectures.bp, answers.bp, accounts.bp, practice.bp, insights.bp, captions.bp,
+              notes.bp)
 
 
 def register(app: Flask) -> None:

@@ -2,6 +2,7 @@
 // when a presigned one expires, and the citation chips that play a moment.
 import { $, clock, el, state } from "./util.js";
 import { highlightTranscript, loadStudy, scrollTranscriptTo } from "./transcript.js";
+import { loadNotes } from "./notes.js";
 
 function seekPlayer(t) {
   const player = $("#player");
@@ -30,6 +31,7 @@ export function selectLecture(lecture, seekTo) {
     setCaptionsTrack(player, lecture);
     loadStudy(lecture, (t) => selectLecture(lecture, t)).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
       .catch(() => {});
+    loadNotes(lecture, (t) => selectLecture(lecture, t));
     if (seekTo !== undefined) seekPlayer(seekTo);
   } else if (seekTo !== undefined) {
     seekPlayer(seekTo);
