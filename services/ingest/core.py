@@ -200,8 +200,8 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
                    publish: Callable[[str, bytes, str], None], request: UploadRequest,
                    lecture_id: str | None = None, upload_id: str | None = None) -> dict:
     """Checks and stores an upload (``request``: its metadata and files), registers the lecture
-    (status ``queued``), publishes ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``. ``lecture_id`` (default a new
-    one) lets a caller that may have to run this again (a resumable upload's finish) fix the id;
+    (status ``queued``), publishes ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``.
+    ``lecture_id`` (default a new one) lets a caller that may have to run this again (a resumable upload's finish) fix the id;
     ``upload_id`` names that resumable upload, whose own hold on its number does not count.
 
     Raises :class:`IngestError` (4xx) for input that can't be processed, leaving nothing behind:

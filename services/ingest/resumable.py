@@ -289,8 +289,9 @@ def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish
             raise IngestError("The upload's bytes were lost before it was finished; start it again.",
                               status=410, code="upload_lost")
         else:
+            video = Upload(row["filename"], None, row["size"], path=part)
             request = UploadRequest(str(row["course_id"]), meta.get("title", ""), meta.get("number"),
-                                    meta.get("language", ""), video=Upload(row["filename"], None, row["size"], path=part))
+                                    meta.get("language", ""), video=video)
             ingest_lecture(settings=settings, records=records, store=store, publish=publish, request=request,
                            lecture_id=lecture_id, upload_id=upload_id)
     except IngestError as e:
