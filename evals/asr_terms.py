@@ -125,7 +125,7 @@ def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str]
                 for model in models_:
                     for mode, prompt_for in (("plain", None), ("vocabulary", vocab.prompt)):
                         t0 = time.perf_counter()
-                        words = core.transcribe_audio(wav, model_name=model, language="en", duration_s=0,
+                        words = core.transcribe_audio(wav, core.Asr(model, "en"), duration_s=0,
                                                       prompt_for=prompt_for)
                         took = time.perf_counter() - t0
                         hypothesis = " ".join(w.word for w in words)

@@ -61,7 +61,7 @@ def collect() -> list[dict]:
             info = media.probe(video)
             wav = media.extract_audio(video, Path(tmp) / "a.wav", info)
             t0 = time.perf_counter()
-            words = core.transcribe_audio(wav, model_name=_model(), language="en", duration_s=0,
+            words = core.transcribe_audio(wav, core.Asr(_model(), "en"), duration_s=0,
                                           prompt_for=vocab.prompt)
         rows.append({"number": lec["number"], "field": lec["field"], "voice": voice, "design": design,
                      "narration": " ".join(p["narration"] for p in lec["parts"]), "terms": lec["terms"],

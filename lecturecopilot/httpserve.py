@@ -31,6 +31,7 @@ import re
 import socket
 import threading
 import weakref
+from dataclasses import dataclass
 from http import HTTPStatus
 
 from gunicorn import util as gunicorn_util
@@ -265,15 +266,27 @@ def _shut(sock: socket.socket) -> None:
         pass
 
 
-def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int = 600,
-             header_timeout_s: float = 10.0, send_timeout_s: float = 30.0, waiting_per_client: int = 0,
-             connections_per_client: int = 0) -> None:
-    """Runs ``factory()``'s WSGI app under gunicorn: one :class:`HeaderDeadlineWorker` (gthread),
-    ``threads`` threads, request line and headers due within ``header_timeout_s`` seconds, each send
-    of the response taken by the client within ``send_timeout_s`` seconds, at most
-    ``waiting_per_client`` threads (0: no cap) waiting at once for one client's request line, headers
-    or body (:class:`WaitSlots`; beyond: 429 ``too_many_requests``, ``Retry-After: 1``), at most
-    ``connections_per_client`` connections of one client open at once (0: no cap; beyond: the same 429).
+@dataclass(frozen=True)
+class ServerLimits:
+    """The limits :func:`run_wsgi` serves under: ``threads`` threads; a request is given
+    ``timeout_s`` seconds (gunicorn's worker ``timeout``); request line and headers due within
+    ``header_timeout_s`` seconds; each send of the response taken by the client within
+    ``send_timeout_s`` seconds; at most ``waiting_per_client`` threads (0: no cap) waiting at once
+    for one client's request line, headers or body (:class:`WaitSlots`; beyond: 429
+    ``too_many_requests``, ``Retry-After: 1``); at most ``connections_per_client`` connections of
+    one client open at once (0: no cap; beyond: the same 429)."""
+
+    threads: int = 16
+    timeout_s: int = 600
+    header_timeout_s: float = 10.0
+    send_timeout_s: float = 30.0
+    waiting_per_client: int = 0
+    connections_per_client: int = 0
+
+
+def run_wsgi(factory, *, host: str, port: int, limits: ServerLimits = ServerLimits()) -> None:
+    """Runs ``factory()``'s WSGI app under gunicorn on ``host``:``port``: one
+    :class:`HeaderDeadlineWorker` (gthread) under ``limits`` (see :class:`ServerLimits`).
 
     One worker keeps the models and pools of a process single; scale with more processes. gunicorn's
     control socket is off: every gunicorn of a user shares one path (``~/.gunicorn/gunicorn.ctl``), so
@@ -281,10 +294,10 @@ def run_wsgi(factory, *, host: str, port: int, threads: int = 16, timeout_s: int
     """
     logsafe.install()  # a log it cannot write (a full disk) must not end the server
     health.MAIN_PID = os.getpid()  # the arbiter's: every worker's /healthz and /readyz name it (health.PID_HEADER)
-    HeaderDeadlineWorker.header_timeout_s = header_timeout_s
-    HeaderDeadlineWorker.send_timeout_s = send_timeout_s
-    HeaderDeadlineWorker.wait_slots = WaitSlots(waiting_per_client)
-    HeaderDeadlineWorker.open_slots = WaitSlots(connections_per_client)
-    _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": HeaderDeadlineWorker, "threads": threads,
-                   "timeout": timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
+    HeaderDeadlineWorker.header_timeout_s = limits.header_timeout_s
+    HeaderDeadlineWorker.send_timeout_s = limits.send_timeout_s
+    HeaderDeadlineWorker.wait_slots = WaitSlots(limits.waiting_per_client)
+    HeaderDeadlineWorker.open_slots = WaitSlots(limits.connections_per_client)
+    _App(factory, {"bind": f"{host}:{port}", "workers": 1, "worker_class": HeaderDeadlineWorker,
+                   "threads": limits.threads, "timeout": limits.timeout_s, "graceful_timeout": 10, "accesslog": None, "errorlog": "-",
                    "loglevel": "info", "control_socket_disable": True}).run()

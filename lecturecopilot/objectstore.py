@@ -35,6 +35,7 @@ import time
 import uuid
 from collections import Counter
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse, urlsplit
 
@@ -84,23 +85,34 @@ def s3_client(*, path_style: bool = False, unsigned: bool = False, endpoint_url:
     return boto3.client("s3", region_name=region, config=config, endpoint_url=endpoint_url or None)
 
 
+@dataclass(frozen=True)
+class CacheLimits:
+    """How much of the store the working copy keeps: lectures whose files were all last touched
+    over ``max_age_s`` seconds ago go, then the least recently touched until it holds at most
+    ``max_bytes`` (``LC_MEDIA_CACHE_S``, ``LC_MEDIA_CACHE_BYTES``; see :meth:`S3MediaStore.evict_stale`)."""
+
+    max_age_s: float = 86400.0
+    max_bytes: int = 8 << 30
+
+
 class S3MediaStore(MediaStore):
     """Lecture media as objects ``s3://bucket/prefix/lectures/<lecture_id>/<name>``, with
-    ``root`` (a local folder) as the working copy. ``client``: a boto3 S3 client (default
-    :func:`s3_client`). ``public_endpoint``: the endpoint presigned URLs are signed for, as
+    ``root`` (a local folder) as the working copy, kept within ``cache``. ``client``: a boto3 S3
+    client (default :func:`s3_client`). ``public_endpoint``: the endpoint presigned URLs are signed for, as
     browsers reach the store (default: the client's; ignored with an injected ``client``).
     ``video_url_s``: how long a presigned video URL stays valid (seconds).
     Errors of the store other than a missing object (``botocore`` exceptions) are raised as they
     come: a worker retries the event."""
 
-    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False, cache_s: float = 86400.0,
-                 cache_bytes: int = 8 << 30, public_endpoint: str | None = None, video_url_s: int = VIDEO_URL_S):
+    def __init__(self, root: Path, url: str, *, client=None, path_style: bool = False,
+                 cache: CacheLimits = CacheLimits(), public_endpoint: str | None = None,
+                 video_url_s: int = VIDEO_URL_S):
         super().__init__(root)
         self.video_url_s = video_url_s
         # presigned URLs go to browsers: signed for the endpoint they can reach (LC_MEDIA_PUBLIC_ENDPOINT,
         # e.g. MinIO's Ingress) when the services reach the store under an in-cluster name
         self.public_endpoint = public_endpoint
-        self.cache_bytes = cache_bytes
+        self.cache_bytes = cache.max_bytes
         self._pins: Counter[str] = Counter()
         self._pin_lock, self._evict_lock = threading.Lock(), threading.Lock()
         self.bucket, self.prefix = parse_media_url(url)
@@ -109,7 +121,7 @@ class S3MediaStore(MediaStore):
         self.client = client or s3_client(path_style=path_style)
         self._signer = self.client if client is not None or not public_endpoint else \
             s3_client(path_style=path_style, endpoint_url=public_endpoint)
-        self.cache_s = cache_s
+        self.cache_s = cache.max_age_s
 
     def key(self, *parts: str) -> str:
         """The object key ``prefix/<parts joined by '/'>``."""

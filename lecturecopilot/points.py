@@ -48,11 +48,12 @@ def subchunk_point_id(lecture_id: str, idx: int) -> str:
     return str(uuid.uuid5(uuid.UUID(lecture_id), f"subchunk:{idx}"))
 
 
-def payload(course_id: str, lecture_id: str, number: int, kind: str, segment_idx: int, start_s: float,
-            end_s: float, text: str) -> dict:
-    """The payload of a point (the :data:`PAYLOAD_FIELDS`); times in seconds."""
+def payload(course_id: str, lecture_id: str, number: int, kind: str, segment_idx: int, row: Mapping) -> dict:
+    """The payload of a point (the :data:`PAYLOAD_FIELDS`) of lecture ``number``'s segment
+    ``segment_idx`` or one of its sub-chunks (``kind``), ``row`` its ``start_s``, ``end_s`` (seconds)
+    and ``text``."""
     return {"course_id": course_id, "lecture_id": lecture_id, "lecture_number": number, "kind": kind,
-            "segment_idx": segment_idx, "start_s": start_s, "end_s": end_s, "text": text}
+            "segment_idx": segment_idx, "start_s": row["start_s"], "end_s": row["end_s"], "text": row["text"]}
 
 
 def lecture_points(course_id: str, lecture_id: str, number: int, segments: Iterable[Mapping],
@@ -64,7 +65,7 @@ def lecture_points(course_id: str, lecture_id: str, number: int, segments: Itera
 
     def point(pid: str, kind: str, seg_idx: int, r: Mapping) -> Point:
         return (pid, list(r["embedding"]), enc.embed_document(r["text"]),
-                payload(course_id, lecture_id, number, kind, seg_idx, r["start_s"], r["end_s"], r["text"]))
+                payload(course_id, lecture_id, number, kind, seg_idx, r))
 
     points = [point(str(s["id"]), SEGMENT, s["idx"], s) for s in segments]
     points += [point(subchunk_point_id(lecture_id, c["idx"]), SUBCHUNK, c["segment_idx"], c) for c in subchunks]

@@ -15,7 +15,7 @@ from lecturecopilot import bus, db, embedded
 from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
 from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
-from services.ingest.core import Upload, ingest_lecture
+from services.ingest.core import Upload, UploadRequest, ingest_lecture
 from services.ingest.errors import IngestError
 from services.ingest.store import IngestStore
 
@@ -53,7 +53,6 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
     files = _input_files(args)
     if isinstance(files, int):
         return files
-    path, captions = files
     stack.up(settings, quiet=True)
     pool = db.make_pool(settings, max_size=2)
     publisher = bus.SyncPublisher(embedded.nats_url(settings), settings.stream, settings.stream_replicas,
@@ -64,7 +63,7 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
-        lecture_id = _queue(settings, pool, publisher.publish, args, path, captions, course_id, created)
+        lecture_id = _queue(settings, pool, publisher.publish, args, files, course_id, created)
         if lecture_id is None:
             return 1
         if created:
@@ -92,10 +91,12 @@ def _input_files(args: argparse.Namespace) -> tuple[Path | None, Path | None] | 
     return path, captions
 
 
-def _queue(settings: Settings, pool, publish, args: argparse.Namespace, path: Path | None, captions: Path | None,
+def _queue(settings: Settings, pool, publish, args: argparse.Namespace, inputs: tuple[Path | None, Path | None],
            course_id: str, created: bool) -> str | None:
-    """Runs the files through ingest's own checks and queues the lecture; returns its id, or None
-    when ingest refused it (the reason on stderr; a course this run ``created`` is removed again)."""
+    """Runs the files (``inputs``: the video and the captions, see :func:`_input_files`) through
+    ingest's own checks and queues the lecture; returns its id, or None when ingest refused it (the
+    reason on stderr; a course this run ``created`` is removed again)."""
+    path, captions = inputs
     files = []
     try:
         video = captions_up = None
@@ -106,9 +107,9 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, path: Pa
             files.append(open(captions, "rb"))
             captions_up = Upload(captions.name, files[-1], captions.stat().st_size)
         result = ingest_lecture(settings=settings, records=IngestStore(pool), store=media_store(settings),
-                                publish=publish, course_id=course_id,
-                                title=args.title or (path or captions).stem, number=args.number,
-                                video=video, captions=captions_up, language=args.language)
+                                publish=publish, request=UploadRequest(
+                                    course_id, args.title or (path or captions).stem, args.number, args.language,
+                                    video=video, captions=captions_up))
     except IngestError as e:
         print(f"refused: {e}", file=sys.stderr)
         if created:  # leave no empty course behind

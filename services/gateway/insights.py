@@ -130,7 +130,8 @@ def compute(conn, course_id: str, start: date, end: date, embed: Callable[[list[
     ``feedback`` (see the module docstring for what each field holds)."""
     lo = datetime.combine(start, time.min, tzinfo=timezone.utc)
     hi = datetime.combine(end + timedelta(days=1), time.min, tzinfo=timezone.utc)
-    q = store.insight_rows(conn, course_id, lo, hi, start, end, max_questions=MAX_QUESTIONS, not_moments=NOT_MOMENTS)
+    q = store.insight_rows(conn, course_id, (lo, hi), (start, end), max_questions=MAX_QUESTIONS,
+                           not_moments=NOT_MOMENTS)
     totals, rows, down, moments, days = q["totals"], q["questions"], q["thumbs_down"], q["moments"], q["days"]
     answered = [r["question"] for r in rows if not r["declined"]]
     declined = [r["question"] for r in rows if r["declined"]]

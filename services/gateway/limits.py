@@ -56,17 +56,16 @@ def hit_all(pool: ConnectionPool, checks: list[tuple[str, int, int]]) -> tuple[U
     retry = 0
     rows: list[tuple[str, datetime]] = []
     try:
-        with pool.connection() as conn:
-            with conn.transaction():
-                for key, window_s, limit in checks:
-                    start = int(now // window_s) * window_s
-                    window = datetime.fromtimestamp(start, tz=timezone.utc)
-                    if store.count_use(conn, key, window) > limit:
-                        retry = int(start + window_s - now) + 1
-                        raise _Refused
-                    rows.append((key, window))
-                if int(now * 1000) % 200 == 0:  # now and then, forget windows older than two days
-                    store.forget_old_counts(conn)
+        with pool.connection() as conn, conn.transaction():
+            for key, window_s, limit in checks:
+                start = int(now // window_s) * window_s
+                window = datetime.fromtimestamp(start, tz=timezone.utc)
+                if store.count_use(conn, key, window) > limit:
+                    retry = int(start + window_s - now) + 1
+                    raise _Refused
+                rows.append((key, window))
+            if int(now * 1000) % 200 == 0:  # now and then, forget windows older than two days
+                store.forget_old_counts(conn)
     except _Refused:
         return None, retry
     return Use(tuple(rows)), 0

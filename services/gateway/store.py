@@ -328,15 +328,15 @@ def uncount_uses(pool: ConnectionPool, rows) -> None:
 
 
 # -- insights (insights.py) -------------------------------------------------------------------
-def insight_rows(conn, course_id: str, lo, hi, start, end, *, max_questions: int, not_moments: tuple[str, ...]) -> dict:
+def insight_rows(conn, course_id: str, times: tuple, days: tuple, *, max_questions: int, not_moments: tuple[str, ...]) -> dict:
     """What the course's ``answers`` to students (not to its instructor or an admin: ``staff``) and
-    their ``feedback`` hold for the times ``lo`` ≤ t < ``hi``
-    (datetimes, UTC) and the days ``start``..``end``: ``totals`` {"n", "declined", "students"
+    their ``feedback`` hold for the times ``times`` = ``(lo, hi)``: lo ≤ t < hi (datetimes, UTC) and
+    the days ``days`` = ``(start, end)`` (dates, inclusive): ``totals`` {"n", "declined", "students"
     (distinct askers, staff aside)}; ``questions`` (the newest ``max_questions``: a follow-up as its
     rewritten question, and whether declined); ``thumbs_down`` (100 newest); ``moments`` (the 10
     most-cited whole seconds of answers whose writer is not in ``not_moments``); ``days`` (questions
     and declined ones per day, every day of the period)."""
-    args = (course_id, lo, hi)
+    args = (course_id, *times)
     where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s AND NOT a.staff"  # students' questions only
     placeholders = ", ".join(["%s"] * len(not_moments))
     return {
@@ -360,7 +360,7 @@ def insight_rows(conn, course_id: str, lo, hi, start, end, *, max_questions: int
             FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
             LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
                                AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
-            GROUP BY d ORDER BY d""", (start, end, course_id)).fetchall(),
+            GROUP BY d ORDER BY d""", (*days, course_id)).fetchall(),
     }
 
 

@@ -15,7 +15,7 @@ import shutil
 import threading
 import uuid
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO, Callable
 
@@ -45,12 +45,40 @@ CAPTIONS_PAST_END_S = 30.0  # captions may run a little past the picture (a last
 class Upload:
     """One uploaded file: its declared name and a readable stream, or ``path``: a file already in
     the media store (a finished resumable upload, a form's spooled file), linked into the lecture's
-    folder, not copied."""
+    folder, not copied. With neither (a resumable upload's start) only its name and
+    ``declared_size`` (bytes) are known yet."""
 
     filename: str
     stream: BinaryIO | None
     declared_size: int | None = None
     path: Path | None = None
+
+
+@dataclass(frozen=True)
+class UploadRequest:
+    """What an upload declares about its lecture, as the client sent it until :func:`check_upload`
+    returns it cleaned: ``course_id`` (a UUID), ``title`` (blank: the file's name), ``number`` (None:
+    the course's next), ``language`` (a language tag, or ""), and its ``video`` and/or
+    ``captions`` file (None: not sent)."""
+
+    course_id: str
+    title: str | None = ""
+    number: int | None = None
+    language: str = ""
+    video: Upload | None = None
+    captions: Upload | None = None
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What :func:`ingest_lecture` kept of an upload before registering its lecture: the URIs of
+    the media and the captions ("": none), the lecture's duration in seconds (0: unknown) and the
+    video's probe (None without a video)."""
+
+    media_uri: str = ""
+    captions_uri: str = ""
+    duration_s: float = 0.0
+    info: media.ProbeResult | None = None
 
 
 def _save(upload: Upload, dst: Path, max_bytes: int) -> int:
@@ -129,16 +157,18 @@ def check_title(title, filename: str) -> str:
         raise IngestError(f"{e}{why}", code="invalid_title") from None
 
 
-def check_upload(*, records: IngestStore, course_id: str, title, number: int | None, video_name: str | None,
-                 captions_name: str | None, upload_hold_s: float, language: str = "",
-                 own_upload: str | None = None) -> tuple[str, str, str | None, str | None]:
-    """Every check an upload's declared metadata must pass, made before any byte is kept (at the
-    start of a resumable upload too): the course exists, the file names are plain and of an
-    accepted type, the title is allowed, the language is a language tag, the number is free (no
-    lecture has it and no open resumable upload but ``own_upload`` holds it: ``upload_hold_s``,
+def check_upload(records: IngestStore, request: UploadRequest, *, upload_hold_s: float,
+                 own_upload: str | None = None) -> UploadRequest:
+    """Every check an upload's declared metadata (``request``) must pass, made before any byte is
+    kept (at the start of a resumable upload too): the course exists, the file names are plain and
+    of an accepted type, the title is allowed, the language is a language tag, the number is free
+    (no lecture has it and no open resumable upload but ``own_upload`` holds it: ``upload_hold_s``,
     see :func:`check_course_and_number`).
-    Returns ``(course_id, title, video_name, captions_name)`` cleaned. Raises :class:`IngestError` (404, 400, 415, 409)."""
-    course_id = course_uuid(course_id)
+    Returns ``request`` cleaned (course id, title, file names; new :class:`Upload` objects).
+    Raises :class:`IngestError` (404, 400, 415, 409)."""
+    course_id = course_uuid(request.course_id)
+    video, captions, language = request.video, request.captions, request.language
+    video_name, captions_name = video and video.filename, captions and captions.filename
     if video_name is None and captions_name is None:
         raise IngestError(f"Send a 'video' file ({media.CONTAINERS_LABEL}) and/or a 'captions' file (WebVTT or SRT).",
                           code="missing_file")
@@ -146,11 +176,13 @@ def check_upload(*, records: IngestStore, course_id: str, title, number: int | N
         video_name = check_name(video_name, VIDEO_EXTENSIONS, f"a supported video type ({media.CONTAINERS_LABEL})")
     if captions_name is not None:
         captions_name = check_name(captions_name, CAPTION_EXTENSIONS, "a WebVTT (.vtt) or SRT (.srt) file")
-    title = check_title(title, video_name or captions_name)
+    title = check_title(request.title, video_name or captions_name)
     if language and not (isinstance(language, str) and LANGUAGE.fullmatch(language)):
         raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
-    check_course_and_number(records, course_id, number, upload_hold_s, own_upload)
-    return course_id, title, video_name, captions_name
+    check_course_and_number(records, course_id, request.number, upload_hold_s, own_upload)
+    return replace(request, course_id=course_id, title=title,
+                   video=video and replace(video, filename=video_name),
+                   captions=captions and replace(captions, filename=captions_name))
 
 
 _ingesting: Counter[str] = Counter()  # lectures this process is storing and registering now (see ingesting)
@@ -165,31 +197,23 @@ def ingesting() -> set[str]:
 
 
 def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStore,
-                   publish: Callable[[str, bytes, str], None], course_id: str, title: str, number: int | None,
-                   video: Upload | None, captions: Upload | None, language: str = "",
+                   publish: Callable[[str, bytes, str], None], request: UploadRequest,
                    lecture_id: str | None = None, upload_id: str | None = None) -> dict:
-    """Checks and stores an upload, registers the lecture (status ``queued``), publishes
-    ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``. ``lecture_id`` (default a new
-    one) lets a caller that may have to run this again (a resumable upload's finish) fix the id;
+    """Checks and stores an upload (``request``: its metadata and files), registers the lecture
+    (status ``queued``), publishes ``lecture.uploaded``. Returns ``{"lecture_id", "status"}``.
+    ``lecture_id`` (default a new one) lets a caller that may have to run this again (a resumable upload's finish) fix the id;
     ``upload_id`` names that resumable upload, whose own hold on its number does not count.
 
     Raises :class:`IngestError` (4xx) for input that can't be processed, leaving nothing behind:
     unknown course, no file, empty file, wrong type, bad title, taken number, no audio,
     unreadable, too long/large; 503 when the queue is unavailable.
     """
-    course_id, title, vname, cname = check_upload(records=records, course_id=course_id, title=title, number=number,
-                                                  video_name=video and video.filename,
-                                                  captions_name=captions and captions.filename, language=language,
-                                                  upload_hold_s=number_hold_s(settings), own_upload=upload_id)
-    for up, name in ((video, vname), (captions, cname)):
-        if up is not None:
-            up.filename = name
+    request = check_upload(records, request, upload_hold_s=number_hold_s(settings), own_upload=upload_id)
     lecture_id = lecture_id or str(uuid.uuid4())
     with _ingesting_guard:
         _ingesting[lecture_id] += 1  # the leftovers sweep spares its files and objects until it is registered
     try:
-        return _ingest(settings, records, store, publish, lecture_id=lecture_id, course_id=course_id, title=title,
-                       number=number, video=video, captions=captions, language=language, upload_id=upload_id)
+        return _ingest(settings, records, store, publish, request, lecture_id=lecture_id, upload_id=upload_id)
     finally:
         with _ingesting_guard:
             _ingesting[lecture_id] -= 1
@@ -198,39 +222,42 @@ def ingest_lecture(*, settings: Settings, records: IngestStore, store: MediaStor
 
 
 def _ingest(settings: Settings, records: IngestStore, store: MediaStore, publish: Callable[[str, bytes, str], None],
-            *, lecture_id: str, course_id: str, title: str, number: int | None, video: Upload | None,
-            captions: Upload | None, language: str, upload_id: str | None) -> dict:
-    """:func:`ingest_lecture`'s work once its metadata passed the checks."""
-    folder = store.lecture_dir(lecture_id)
+            request: UploadRequest, *, lecture_id: str, upload_id: str | None) -> dict:
+    """:func:`ingest_lecture`'s work once its metadata (``request``, cleaned) passed the checks."""
     try:
-        media_uri = captions_uri = ""
-        duration = 0.0
-        info = None
-        if video is not None:
-            path = folder / ("source" + Path(video.filename).suffix.lower())
-            _save(video, path, settings.max_upload_bytes)
-            try:
-                info = media.probe(path)
-                media.check_lecture_video(info, max_duration_s=settings.max_duration_s,
-                                          needs_audio=captions is None, max_pixels=settings.max_video_pixels)
-                media.check_complete(path, info)
-            except media.MediaError as e:
-                raise IngestError(str(e).replace(str(path), video.filename), status=422,
-                                  code="unprocessable_media") from e
-            media_uri, duration = store.keep(path, lecture_id, move=True), info.duration_s
-        if captions is not None:
-            captions_uri, duration = _store_captions(settings, store, captions, lecture_id, duration)
-        number = _register(records, lecture_id=lecture_id, course_id=course_id, number=number, title=title,
-                           duration=duration, media_uri=media_uri, captions_uri=captions_uri, info=info,
-                           language=language, hold_s=number_hold_s(settings), own_upload=upload_id)
+        kept = Kept()
+        if request.video is not None:
+            kept = _store_video(settings, store, request.video, lecture_id, needs_audio=request.captions is None)
+        if request.captions is not None:
+            captions_uri, duration = _store_captions(settings, store, request.captions, lecture_id, kept.duration_s)
+            kept = replace(kept, captions_uri=captions_uri, duration_s=duration)
+        number = _register(records, lecture_id, request, kept, hold_s=number_hold_s(settings), own_upload=upload_id)
         publish_uploaded(records, publish, ev.LectureUploaded(
-            lecture_id=lecture_id, course_id=course_id, media_uri=media_uri, captions_uri=captions_uri, title=title,
-            number=number, duration_s=duration, language=language or ""), forget_on_failure=True)
+            lecture_id=lecture_id, course_id=request.course_id, media_uri=kept.media_uri,
+            captions_uri=kept.captions_uri, title=request.title, number=number, duration_s=kept.duration_s,
+            language=request.language or ""), forget_on_failure=True)
     except BaseException:
         store.delete_lecture(lecture_id)  # the folder, and with object storage the objects kept so far
         raise
-    log.info("ingested lecture %s (%s) into course %s", lecture_id, title, course_id)
+    log.info("ingested lecture %s (%s) into course %s", lecture_id, request.title, request.course_id)
     return {"lecture_id": lecture_id, "status": "queued"}
+
+
+def _store_video(settings: Settings, store: MediaStore, video: Upload, lecture_id: str, *, needs_audio: bool) -> Kept:
+    """Saves, probes and checks the video (``needs_audio``: no captions came with it) and keeps it
+    in the store; returns its URI, duration and probe. Raises :class:`IngestError` 422 for a video
+    that can't be processed (and what :func:`_save` raises)."""
+    path = store.lecture_dir(lecture_id) / ("source" + Path(video.filename).suffix.lower())
+    _save(video, path, settings.max_upload_bytes)
+    try:
+        info = media.probe(path)
+        media.check_lecture_video(info, max_duration_s=settings.max_duration_s,
+                                  needs_audio=needs_audio, max_pixels=settings.max_video_pixels)
+        media.check_complete(path, info)
+    except media.MediaError as e:
+        raise IngestError(str(e).replace(str(path), video.filename), status=422,
+                          code="unprocessable_media") from e
+    return Kept(media_uri=store.keep(path, lecture_id, move=True), duration_s=info.duration_s, info=info)
 
 
 def _store_captions(settings: Settings, store: MediaStore, captions: Upload, lecture_id: str,
@@ -285,22 +312,23 @@ def uploaded_event(row: dict) -> ev.LectureUploaded:
 NUMBER_TRIES = 50  # next-free-number attempts when concurrent uploads keep taking the one just read
 
 
-def _register(records: IngestStore, *, lecture_id: str, course_id: str, number: int | None, title: str,
-              duration: float, media_uri: str, captions_uri: str, info, language: str, hold_s: float,
+def _register(records: IngestStore, lecture_id: str, request: UploadRequest, kept: Kept, *, hold_s: float,
               own_upload: str | None = None) -> int:
-    """Registers the lecture as ``queued`` (:meth:`~.store.IngestStore.register_lecture`) and
-    returns its number. A lecture with this id already there (a repeat after a lost connection, or
+    """Registers the lecture of ``request`` (cleaned) with what was ``kept`` of it as ``queued``
+    (:meth:`~.store.IngestStore.register_lecture`) and returns its number. A lecture with this id already there (a repeat after a lost connection, or
     a resumable upload's finish run again) is left as it is and its number returned. Without
-    ``number``, the lecture gets the course's next one, past the numbers open resumable uploads
+    a ``number``, the lecture gets the course's next one, past the numbers open resumable uploads
     other than ``own_upload`` hold (``hold_s``: :func:`number_hold_s`), tried :data:`NUMBER_TRIES`
     times under concurrent uploads. Raises :class:`IngestError` 409 ``number_taken`` (also when
     none is left up to :data:`MAX_NUMBER`), 404 when the course was deleted meanwhile."""
+    number, info = request.number, kept.info
     try:
         got = records.register_lecture({
-            "id": lecture_id, "course_id": course_id, "title": title, "duration_s": duration or None,
-            "media_path": MediaStore.column(media_uri) if media_uri else None,
-            "captions_path": MediaStore.column(captions_uri) if captions_uri else None,
-            "media_info": None if info is None else json.dumps(info.__dict__), "language": language or None},
+            "id": lecture_id, "course_id": request.course_id, "title": request.title,
+            "duration_s": kept.duration_s or None,
+            "media_path": MediaStore.column(kept.media_uri) if kept.media_uri else None,
+            "captions_path": MediaStore.column(kept.captions_uri) if kept.captions_uri else None,
+            "media_info": None if info is None else json.dumps(info.__dict__), "language": request.language or None},
             number, tries=NUMBER_TRIES, hold_s=hold_s, max_number=MAX_NUMBER, own_upload=own_upload)
     except CourseGone:
         raise IngestError("Unknown course: it was deleted while this lecture was being added.", status=404,

@@ -99,17 +99,25 @@ def abort_stale_uploads(store: S3MediaStore, records: IngestStore, grace: float,
             if up["Initiated"].timestamp() > cutoff:
                 continue
             owner = up["Key"][len(root):].split("/", 1)[0]
-            if kind == "lectures":
-                if owner in spared or owner in ingesting():
-                    continue
-                store.abort_upload(up["Key"], up["UploadId"])
-            else:
-                with records.upload_lock(owner) as got:  # a chunk going up holds it
-                    if not got:
-                        continue
-                    store.abort_upload(up["Key"], up["UploadId"])
-            gone.append(up["Key"])
+            if _abort_unless_busy(store, records, up, lecture=kind == "lectures", owner=owner, spared=spared):
+                gone.append(up["Key"])
     return gone
+
+
+def _abort_unless_busy(store: S3MediaStore, records: IngestStore, up: dict, *, lecture: bool, owner: str,
+                       spared: set[str]) -> bool:
+    """Aborts the unfinished multipart upload ``up`` (``Key``, ``UploadId``) of ``owner`` (a
+    lecture's id when ``lecture``, else a resumable upload's) unless the lecture is in ``spared``
+    or being ingested here, or the resumable upload's lock is held; True when it did."""
+    if lecture:
+        if owner in spared or owner in ingesting():
+            return False
+        store.abort_upload(up["Key"], up["UploadId"])
+        return True
+    with records.upload_lock(owner) as got:  # a chunk going up holds it
+        if got:
+            store.abort_upload(up["Key"], up["UploadId"])
+        return got
 
 
 def remove_objects_of_no_lecture(store: S3MediaStore, records: IngestStore, grace: float,

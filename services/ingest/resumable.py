@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from dataclasses import replace
 from datetime import timedelta
 from typing import BinaryIO, Callable
 
@@ -52,7 +53,7 @@ from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
 
 from . import spool, uploadpolicy as policy
-from .core import Upload, check_upload, ingest_lecture, publish_uploaded, uploaded_event
+from .core import Upload, UploadRequest, check_upload, ingest_lecture, publish_uploaded, uploaded_event
 from .errors import IngestError
 from .numbers import number_hold_s, number_taken
 from .partfiles import Busy
@@ -109,19 +110,18 @@ def _closed(row: dict) -> IngestError:
 
 # -- start -----------------------------------------------------------------------------------
 
-def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore, course_id: str, filename,
-                 size, title: str = "", number: int | None = None, language: str = "", owner: str | None = None,
-                 capped: bool = True) -> dict:
-    """Registers a resumable upload of ``filename`` (``size`` bytes) for ``course_id`` by ``owner``
-    (an email; ``capped``: counted against ``LC_UPLOADS_OPEN_MAX``); returns its status (``offset``
-    0, ``expires_at``). Raises :class:`IngestError`: 404 unknown course, 400 bad file name, title
+def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore, request: UploadRequest,
+                 owner: str | None = None, capped: bool = True) -> dict:
+    """Registers a resumable upload of ``request.video`` (its ``filename`` and ``declared_size``
+    in bytes, as the client sent them; no stream) for ``request.course_id`` by ``owner`` (an email;
+    ``capped``: counted against ``LC_UPLOADS_OPEN_MAX``); returns its status (``offset`` 0,
+    ``expires_at``). Raises :class:`IngestError`: 404 unknown course, 400 bad file name, title
     or size, 415 wrong type, 409 number taken, 413 over the size limit, 429 too many open uploads
     (with ``Retry-After``), 507 no room in the store."""
+    size = request.video.declared_size if request.video is not None else None
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise IngestError("'size' must be the file's size in bytes (a positive integer).", code="invalid_size")
-    course_id, title, filename, _ = check_upload(records=records, course_id=course_id, title=title, number=number,
-                                                 video_name=filename, captions_name=None,
-                                                 language=language, upload_hold_s=number_hold_s(settings))
+    request = check_upload(records, replace(request, captions=None), upload_hold_s=number_hold_s(settings))
     if size > settings.max_upload_bytes:
         raise IngestError(f"The file is larger than the {settings.max_upload_bytes // 1024**3} GB limit.",
                           status=413, code="too_large")
@@ -129,13 +129,14 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
     upload_id = str(uuid.uuid4())
     parts = parts_of(store, records)
     parts.create(upload_id)  # before the row: a row never lacks its bytes (the sweeper spares young orphans)
+    starting = policy.Starting(course_id=request.course_id, number=request.number, size=size, owner=owner,
+                               capped=capped)
     try:
         records.register_upload(
-            upload_id=upload_id, course_id=course_id, filename=filename, size=size,
-            meta={"title": title, "number": number, "language": language or ""}, owner=owner, open_states=OPEN,
-            idle_s=settings.upload_idle_s,
-            admit=lambda open_rows: policy.admit(settings, store, open_rows, size=size, owner=owner, capped=capped,
-                                                 expected=parts.expected, course_id=course_id, number=number))
+            {"id": upload_id, "course_id": request.course_id, "filename": request.video.filename, "size": size,
+             "meta": {"title": request.title, "number": request.number, "language": request.language or ""},
+             "owner": owner}, open_states=OPEN, idle_s=settings.upload_idle_s,
+            admit=lambda open_rows: policy.admit(settings, store, open_rows, starting, expected=parts.expected))
     except BaseException:
         parts.remove(upload_id)
         raise
@@ -288,10 +289,11 @@ def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish
             raise IngestError("The upload's bytes were lost before it was finished; start it again.",
                               status=410, code="upload_lost")
         else:
-            ingest_lecture(settings=settings, records=records, store=store, publish=publish, lecture_id=lecture_id,
-                           course_id=str(row["course_id"]), title=meta.get("title", ""), number=meta.get("number"),
-                           video=Upload(row["filename"], None, row["size"], path=part), captions=None,
-                           language=meta.get("language", ""), upload_id=upload_id)
+            video = Upload(row["filename"], None, row["size"], path=part)
+            request = UploadRequest(str(row["course_id"]), meta.get("title", ""), meta.get("number"),
+                                    meta.get("language", ""), video=video)
+            ingest_lecture(settings=settings, records=records, store=store, publish=publish, request=request,
+                           lecture_id=lecture_id, upload_id=upload_id)
     except IngestError as e:
         if e.status < 500:  # the file itself is refused; a server-side failure stays 'finishing'
             records.set_upload_state(upload_id, "refused", frm=("finishing",), error=str(e))

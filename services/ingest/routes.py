@@ -12,7 +12,7 @@ from flask import Blueprint, jsonify, request
 from lecturecopilot.health import pid_header
 
 from . import resumable
-from .core import Upload, ingest_lecture, retry_lecture
+from .core import Upload, UploadRequest, ingest_lecture, retry_lecture
 from .deletion import delete_course, delete_lectures
 from .errors import IngestError
 from .numbers import MAX_NUMBER
@@ -143,8 +143,8 @@ def upload(course_id: str):
         video.declared_size = declared
     result = ingest_lecture(
         settings=parts.settings, records=parts.records, store=parts.store, publish=parts.publish,
-        course_id=course_id, title=request.form.get("title", ""), number=number, video=video, captions=captions,
-        language=request.form.get("language", ""))
+        request=UploadRequest(course_id, request.form.get("title", ""), number, request.form.get("language", ""),
+                              video=video, captions=captions))
     return jsonify(result), 202
 
 
@@ -196,11 +196,11 @@ def start_resumable(course_id: str):
                                or not 0 <= number <= MAX_NUMBER):
         return err(400, "invalid_number", f"'number' must be an integer between 0 and {MAX_NUMBER}.")
     parts = ingest()
+    declared = UploadRequest(course_id, data.get("title"), number, str(data.get("language") or ""),
+                             video=Upload(data.get("filename"), None, data.get("size")))
     status = resumable.start_upload(
-        settings=parts.settings, records=parts.records, store=parts.store, course_id=course_id,
-        filename=data.get("filename"), size=data.get("size"), title=data.get("title"), number=number,
-        language=str(data.get("language") or ""), owner=request.headers.get("X-LC-Owner") or None,
-        capped=request.headers.get("X-LC-Owner-Role") != "admin")
+        settings=parts.settings, records=parts.records, store=parts.store, request=declared,
+        owner=request.headers.get("X-LC-Owner") or None, capped=request.headers.get("X-LC-Owner-Role") != "admin")
     return jsonify(status), 201
 
 

@@ -214,11 +214,11 @@ class IngestStore:
             conn.execute("UPDATE uploads SET active_at=now() WHERE id=%s", (upload_id,))
 
     @db.retry_on_disconnect
-    def register_upload(self, *, upload_id: str, course_id: str, filename: str, size: int, meta: dict,
-                        owner: str | None, open_states: Sequence[str], idle_s: float,
+    def register_upload(self, row: dict, *, open_states: Sequence[str], idle_s: float,
                         admit: Callable[[list[dict]], None]) -> None:
-        """Inserts an upload (state ``receiving``) once ``admit`` accepted the uploads open now, in
-        one transaction that holds an advisory lock (two starts never both see the same open uploads).
+        """Inserts an upload ``row`` (``id``, ``course_id``, ``filename``, ``size``, ``meta``: a
+        JSON-able dict, ``owner``; state ``receiving``) once ``admit`` accepted the uploads open now
+        (``open_states``), in one transaction that holds an advisory lock (two starts never both see the same open uploads).
         ``admit`` gets the open ones (``id``, ``size``, ``owner``, ``course_id``, ``number`` (the
         lecture number it declared, or None), ``left_s``: seconds until an idle one expires; a
         receiving one idle for ``idle_s`` is not open) and raises to refuse (rolled back).
@@ -232,7 +232,8 @@ class IngestStore:
                 "make_interval(secs => %s))", (idle_s, list(open_states), idle_s)).fetchall()
             admit(open_rows)
             conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta, owner) VALUES (%s,%s,%s,%s,%s,%s)",
-                         (upload_id, course_id, filename, size, json.dumps(meta), owner))
+                         (row["id"], row["course_id"], row["filename"], row["size"], json.dumps(row["meta"]),
+                          row["owner"]))
 
     def expire_upload(self, upload_id: str, reason: str, idle_s: float) -> bool:
         """Sets the upload ``expired`` with ``reason`` if it is still receiving and idle for

@@ -5,6 +5,7 @@ must say (:func:`chunk_range`, :func:`check_chunk_size`). The state machine is :
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from typing import Callable
 
 from werkzeug.http import parse_content_range_header
@@ -16,20 +17,34 @@ from .errors import IngestError
 from .numbers import number_reserved
 
 
-def admit(settings: Settings, store: MediaStore, open_rows: list[dict], *, size: int, owner: str | None,
-          capped: bool, expected: Callable[[list[dict]], int], course_id: str, number: int | None) -> None:
-    """The policy of a start, given the uploads open now (``id``, ``size``, ``owner``, ``course_id``,
-    ``number``, ``left_s``). Raises :class:`IngestError`: 409 when an open upload into
+@dataclass(frozen=True)
+class Starting:
+    """A resumable upload being started: into ``course_id`` for lecture ``number`` (None: the
+    course's next), ``size`` bytes, by ``owner`` (an email, or None), ``capped``: counted against
+    ``LC_UPLOADS_OPEN_MAX``."""
+
+    course_id: str
+    number: int | None
+    size: int
+    owner: str | None
+    capped: bool
+
+
+def admit(settings: Settings, store: MediaStore, open_rows: list[dict], starting: Starting, *,
+          expected: Callable[[list[dict]], int]) -> None:
+    """The policy of a start (``starting``), given the uploads open now (``id``, ``size``, ``owner``,
+    ``course_id``, ``number``, ``left_s``). Raises :class:`IngestError`: 409 when an open upload into
     ``course_id`` holds lecture ``number`` already (two starts checked it at once); 429 with
     ``Retry-After`` (the seconds until the first of theirs can expire) when a ``capped`` owner has
     ``LC_UPLOADS_OPEN_MAX`` open; 507 when ``size`` bytes do not fit in the free space less what
     open uploads still expect (``expected(open_rows)``: none on this disk with object storage) and
     less ``LC_UPLOAD_DISK_RESERVE_BYTES``."""
     idle = settings.upload_idle_s
+    course_id, number, size, owner = starting.course_id, starting.number, starting.size, starting.owner
     if number is not None and any(r["course_id"] == course_id and r["number"] == number for r in open_rows):
         raise number_reserved(number)
     mine = [r for r in open_rows if owner is not None and r["owner"] == owner]
-    if capped and len(mine) >= settings.uploads_open_max:
+    if starting.capped and len(mine) >= settings.uploads_open_max:
         wait = max(1, int(min(r["left_s"] for r in mine)) + 1)
         raise IngestError(f"You have {len(mine)} uploads open, the most one person may have. Finish one, or "
                           f"start again once an abandoned one expires ({span(idle)} after its last chunk).",

@@ -7,6 +7,7 @@ captions the instructor uploaded (WebVTT or SRT, parsed with webvtt-py).
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -110,11 +111,23 @@ def speech_windows(audio, sampling_rate: int = 16000, window_s: float = WINDOW_S
     return out
 
 
-def transcribe_audio(audio: Path, *, model_name: str, language: str | None, duration_s: float,
-                     progress: Callable[[float], None] = lambda f: None,
-                     compute_type: str = "int8", threads: int = 2,
+@dataclass(frozen=True)
+class Asr:
+    """How speech is recognised: the faster-whisper model ``model_name`` (as
+    :func:`lecturecopilot.models.whisper` takes it, e.g. ``"tiny.en"``; ``LC_WHISPER_MODEL``), the
+    spoken ``language`` (an ISO code, or None: detected), CTranslate2's ``compute_type``
+    (``LC_WHISPER_COMPUTE_TYPE``) and the CPU ``threads`` (``LC_WHISPER_THREADS``)."""
+
+    model_name: str
+    language: str | None = None
+    compute_type: str = "int8"
+    threads: int = 2
+
+
+def transcribe_audio(audio: Path, asr: Asr, *, duration_s: float, progress: Callable[[float], None] = lambda f: None,
                      prompt_for: Callable[[float, float], str | None] | None = None) -> list[Word]:
-    """faster-whisper with word timestamps and VAD on a 16 kHz mono WAV; words with times in seconds.
+    """faster-whisper (as ``asr`` says) with word timestamps and VAD on a 16 kHz mono WAV of
+    ``duration_s`` seconds (0: unknown, no progress); words with times in seconds.
 
     ``prompt_for(start_s, end_s)``, when given, is the text prompt for the decoding window
     ``start_s``..``end_s`` (the course's vocabulary around that moment, see
@@ -130,9 +143,9 @@ def transcribe_audio(audio: Path, *, model_name: str, language: str | None, dura
     window whose words leave 5 s of it without a word is decoded again unprompted
     (:func:`_decode_window`).
     """
-    model = models.whisper(model_name, compute_type, threads)
+    model = models.whisper(asr.model_name, asr.compute_type, asr.threads)
     recent: list[str] = []
-    opts = dict(language=language or None, word_timestamps=True, condition_on_previous_text=False, beam_size=1)
+    opts = dict(language=asr.language or None, word_timestamps=True, condition_on_previous_text=False, beam_size=1)
     if prompt_for is None:
         segments, _info = model.transcribe(str(audio), vad_filter=True, **opts)
         words = []
@@ -187,17 +200,14 @@ def _longest_silence(words: list[Word], start_s: float, end_s: float) -> float:
     return max(max(0.0, b - a) for a, b in zip(edges[0::2], edges[1::2]))
 
 
-def transcribe_media(path: Path, *, info: media.ProbeResult, model_name: str, language: str | None,
-                     duration_s: float, progress: Callable[[float], None], workdir: Path,
-                     compute_type: str = "int8", threads: int = 2,
+def transcribe_media(path: Path, asr: Asr, *, info: media.ProbeResult, duration_s: float,
+                     progress: Callable[[float], None], workdir: Path,
                      prompt_for: Callable[[float, float], str | None] | None = None) -> list[Word]:
-    """Extracts the audio of ``path`` (probed as ``info``) once and transcribes it (see
-    :func:`transcribe_audio`; ``prompt_for`` as there). Raises :class:`lecturecopilot.media.MediaError`
-    when the audio cannot be decoded."""
+    """Extracts the audio of ``path`` (probed as ``info``) into ``workdir`` once and transcribes it
+    (see :func:`transcribe_audio`; ``asr``, ``duration_s``, ``progress`` and ``prompt_for`` as there).
+    Raises :class:`lecturecopilot.media.MediaError` when the audio cannot be decoded."""
     wav = media.extract_audio(path, workdir / "audio16k.wav", info)
     try:
-        return transcribe_audio(wav, model_name=model_name, language=language, duration_s=duration_s,
-                                progress=progress, compute_type=compute_type, threads=threads,
-                                prompt_for=prompt_for)
+        return transcribe_audio(wav, asr, duration_s=duration_s, progress=progress, prompt_for=prompt_for)
     finally:
         wav.unlink(missing_ok=True)

@@ -58,10 +58,11 @@ def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word],
     if settings.asr_vocabulary:
         vocab = course_vocabulary(ctx, event.title, on_screen)
         prompt_for = None if vocab.empty else vocab.prompt
+    asr = core.Asr(settings.whisper_model, event.language or None, settings.whisper_compute_type,
+                   settings.whisper_threads)
     words = core.transcribe_media(
-        video_path, info=info, model_name=settings.whisper_model, language=event.language or None,
-        duration_s=info.duration_s, progress=lambda f: ctx.progress(SLIDES_SHARE + (1 - SLIDES_SHARE) * f),
-        workdir=video_path.parent, compute_type=settings.whisper_compute_type, threads=settings.whisper_threads,
+        video_path, asr, info=info, duration_s=info.duration_s,
+        progress=lambda f: ctx.progress(SLIDES_SHARE + (1 - SLIDES_SHARE) * f), workdir=video_path.parent,
         prompt_for=prompt_for)
     if info.audio_offset_s > 0.01:  # the audio starts late in the container: shift onto the video's clock
         words = [Word(w.start_s + info.audio_offset_s, w.end_s + info.audio_offset_s, w.word) for w in words]

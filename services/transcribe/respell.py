@@ -28,7 +28,7 @@ import os
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import jellyfish
 import wordfreq
@@ -82,17 +82,24 @@ def slide_terms(slides: Sequence[SlideText]) -> list[Term]:
     out: dict[tuple, Term] = {}
     for s in slides:
         for phrase in _PHRASE_BREAK.split(s.text):
-            words = _WORD.findall(phrase)
-            for n in range(1, MAX_TERM_WORDS + 1):
-                for i in range(len(words) - n + 1):
-                    gram = tuple(words[i:i + n])
-                    if _zipf(gram[0]) >= COMMON_ZIPF or _zipf(gram[-1]) >= COMMON_ZIPF:
-                        continue
-                    if not any(distinctive(w.replace("’", "'").split("'")[0]) for w in gram) or any(len(x) < 2 for x in _parts(gram)):
-                        continue
-                    key = (tuple(w.lower() for w in gram), s.start_s)
-                    out.setdefault(key, Term(gram, s.start_s, s.end_s))
+            for gram in _term_grams(_WORD.findall(phrase)):
+                key = (tuple(w.lower() for w in gram), s.start_s)
+                out.setdefault(key, Term(gram, s.start_s, s.end_s))
     return list(out.values())
+
+
+def _term_grams(words: list[str]) -> Iterator[tuple[str, ...]]:
+    """The runs of 1 to :data:`MAX_TERM_WORDS` of a phrase's ``words`` that may be terms, shortest
+    first: neither end a common word (:data:`COMMON_ZIPF`), one word distinctive, every part of
+    two letters or more."""
+    for n in range(1, MAX_TERM_WORDS + 1):
+        for i in range(len(words) - n + 1):
+            gram = tuple(words[i:i + n])
+            if _zipf(gram[0]) >= COMMON_ZIPF or _zipf(gram[-1]) >= COMMON_ZIPF:
+                continue
+            if not any(distinctive(w.replace("’", "'").split("'")[0]) for w in gram) or any(len(x) < 2 for x in _parts(gram)):
+                continue
+            yield gram
 
 
 def _stem(w: str) -> str:

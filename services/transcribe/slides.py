@@ -183,6 +183,32 @@ def _frames(source: list[str], size: tuple[int, int], sample_fps: float) -> Iter
         raise RuntimeError(f"decoding the video for slide detection failed: {err.strip()[-300:]}")
 
 
+@dataclass(frozen=True)
+class SlideOptions:
+    """The tuning of slide detection (each explained in the module docstring; the defaults are the
+    tuned ones, see ``evals/slides_bench.py``): ``sample_fps`` frames per second decoded,
+    ``proxy_width`` pixels wide; a cell is stable after ``stable_s`` seconds without change; a new
+    slide needs ``min_change`` × the frame's pixels of changed stable ink; ink is ``ink_contrast``
+    grey levels off its neighbourhood; a cell with more than ``cell_noise`` changed pixels changed;
+    a cell is busy when it moved in more than ``busy_share`` of the frames of the last
+    ``busy_window_s`` seconds; a key frame with fewer than ``min_words`` words is not a slide; at
+    most ``max_ocr`` key frames are OCR'd."""
+
+    sample_fps: float = 2.0
+    proxy_width: int = 640
+    stable_s: float = 1.0
+    min_change: float = 0.0008
+    ink_contrast: int = 32
+    cell_noise: int = 3
+    busy_window_s: float = 20.0
+    busy_share: float = 0.2
+    min_words: int = 2
+    max_ocr: int = 400
+
+
+DEFAULT_OPTIONS = SlideOptions()
+
+
 @dataclass
 class KeyFrame:
     """A key frame: when its slide began and when the frame was taken (s), its ink, and its
@@ -194,23 +220,26 @@ class KeyFrame:
     busy: np.ndarray
 
 
-def key_frames(frames: Iterator[tuple[float, np.ndarray]], *, cell: int, stable_s: float = 1.0,
-               min_change: float = 0.0008, ink_contrast: int = 32, cell_noise: int = 3,
-               busy_window_s: float = 20.0, busy_share: float = 0.2,
+def key_frames(frames: Iterator[tuple[float, np.ndarray]], *, cell: int, options: SlideOptions = DEFAULT_OPTIONS,
                progress: Callable[[float], None] = lambda t: None) -> list[KeyFrame]:
-    """The key frames of a stream of (time s, H×W uint8 grey frame): the first frame, then each frame
+    """The key frames of a stream of (time s, H×W uint8 grey frame) in cells of ``cell`` pixels
+    (``stable_s``, ``min_change``, ``ink_contrast``, ``cell_noise``, ``busy_window_s`` and
+    ``busy_share`` of ``options``): the first frame, then each frame
     whose stable cells (no ink change for ``stable_s`` s) differ from the last key frame by at least
     ``min_change`` × the frame's pixels, or a quarter of a sparse slide's ink (see the module docstring). A cell is *busy* when it moved in
     more than ``busy_share`` of the frames of the last ``busy_window_s`` seconds (an exponential
     moving average): busy cells never count, even in a moment of rest. ``progress`` gets each
     frame's time (s). A key frame's ``start_s`` is when most of its changed ink last changed: when the
     new text appeared."""
+    o = options
+    stable_s, min_change, cell_noise, busy_window_s, busy_share = (o.stable_s, o.min_change, o.cell_noise,
+                                                                   o.busy_window_s, o.busy_share)
     keys: list[KeyFrame] = []
     prev: InkFrame | None = None
     last_change = activity = np.zeros(0)
     t_prev = 0.0
     for t, gray in frames:
-        cur = ink_frame(gray, contrast=ink_contrast)
+        cur = ink_frame(gray, contrast=o.ink_contrast)
         progress(t)
         if prev is None:
             last_change = np.full(changed_cells(cur, cur, cell).shape, t)
@@ -302,22 +331,23 @@ def _build_step(before: tuple[str, ...], after: tuple[str, ...]) -> tuple[str, .
 
 def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | None = None,
                   progress: Callable[[float], None] = lambda p: None,
-                  sample_fps: float = 2.0, proxy_width: int = 640, stable_s: float = 1.0,
-                  min_change: float = 0.0008, min_words: int = 2, max_ocr: int = 400) -> list[Slide]:
+                  options: SlideOptions = DEFAULT_OPTIONS) -> list[Slide]:
     """Slides shown in ``video`` (user media, opened through :func:`lecturecopilot.media.input_args`
     as probed in ``info``; probed here when None), in time order.
 
     ``duration_s`` is the video's duration (seconds). Slide starts are accurate to about
-    ``1/sample_fps`` seconds. At most ``max_ocr`` key frames are OCR'd (evenly spread) so a video
+    ``1/options.sample_fps`` seconds. At most ``options.max_ocr`` key frames are OCR'd (evenly spread) so a video
     that never rests stays bounded; ``progress`` gets 0–1. Raises ``RuntimeError`` when ffmpeg cannot
     decode the video and :class:`lecturecopilot.media.MediaError` when it is not an accepted
-    container. See the module docstring for the method and its parameters.
+    container. See the module docstring for the method and :class:`SlideOptions` for its parameters.
     """
+    sample_fps, proxy_width, min_change, min_words, max_ocr = (options.sample_fps, options.proxy_width,
+                                                               options.min_change, options.min_words, options.max_ocr)
     info = info or media.probe(video)
     source = media.input_args(video, info)
     w, h, cell = _proxy_size(info, proxy_width)
     span = max(duration_s, 1e-6)
-    keys = key_frames(_frames(source, (w, h), sample_fps), cell=cell, stable_s=stable_s, min_change=min_change,
+    keys = key_frames(_frames(source, (w, h), sample_fps), cell=cell, options=options,
                       progress=lambda t: progress(0.7 * min(1.0, t / span)))
     if len(keys) > max_ocr:
         step = len(keys) / max_ocr

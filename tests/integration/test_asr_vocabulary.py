@@ -47,9 +47,8 @@ def test_the_slides_vocabulary_recovers_the_terms_the_recognizer_mishears(heaps_
     wav = media.extract_audio(heaps_video.path, tmp_path / "a.wav", media.probe(heaps_video.path))
     reference = " ".join(p.narration for p in HEAPS)
     plain = score(reference, " ".join(w.word for w in core.transcribe_audio(
-        wav, model_name="tiny.en", language="en", duration_s=0)), TERMS)
-    prompted_words = core.transcribe_audio(wav, model_name="tiny.en", language="en", duration_s=0,
-                                           prompt_for=vocab.prompt)
+        wav, core.Asr("tiny.en", "en"), duration_s=0)), TERMS)
+    prompted_words = core.transcribe_audio(wav, core.Asr("tiny.en", "en"), duration_s=0, prompt_for=vocab.prompt)
     prompted = score(reference, " ".join(w.word for w in prompted_words), TERMS)
     assert plain["terms_missed"] >= 2, plain  # the failure this is about
     # on one short lecture with tiny.en the prompt recovers some of the terms (5 → 3 misses with one set of
@@ -100,8 +99,7 @@ def test_a_prompt_is_never_written_out_over_music_or_silence(tmp_path, heaps_vid
                     "s=16000:d=20", "-f", "lavfi", "-i", "anoisesrc=d=10:c=pink:a=0.05:r=16000",
                     "-filter_complex", "[0][1]concat=n=2:v=0:a=1", "-ac", "1", str(music)], check=True)
     prompt = "Binary heaps. Max-heap property: parent key at least the child keys. Insert: sift up."
-    assert core.transcribe_audio(music, model_name="tiny.en", language="en", duration_s=0,
-                                 prompt_for=lambda a, b: prompt) == []
+    assert core.transcribe_audio(music, core.Asr("tiny.en", "en"), duration_s=0, prompt_for=lambda a, b: prompt) == []
     unsure = SimpleNamespace(text=" Max-heap property: parent key at least", no_speech_prob=0.5, avg_logprob=-0.4)
     sure = SimpleNamespace(text=" Max-heap property: parent key at least", no_speech_prob=0.01, avg_logprob=-0.2)
     assert not core._keep(unsure, [], prompt)  # a copy of the prompt over doubtful audio
@@ -127,7 +125,7 @@ def test_a_slide_the_lecturer_reads_aloud_is_still_heard(tmp_path):
     assert found, "the slides were read"
     vocab = Vocabulary(titles=[parts[0].slide_title], slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found])
     wav = media.extract_audio(video.path, tmp_path / "a.wav", media.probe(video.path))
-    words = core.transcribe_audio(wav, model_name="tiny.en", language="en", duration_s=0, prompt_for=vocab.prompt)
+    words = core.transcribe_audio(wav, core.Asr("tiny.en", "en"), duration_s=0, prompt_for=vocab.prompt)
     for part, start in zip(parts, video.part_starts_s):
         quoted = normalise(part.slide_body)[:6]  # the slide quotes the part's opening words
         heard = {t for w in words if start - 0.5 <= w.start_s <= start + 6.0 for t in normalise(w.word)}

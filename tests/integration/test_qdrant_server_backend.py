@@ -67,7 +67,7 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
     stale = "00000000-0000-4000-8000-000000000001"
     client.upsert("lc_test", wait=True, points=[m.PointStruct(id=stale, vector={
         "dense": [0.1] * 384, "bm25": m.SparseVector(indices=[1], values=[1.0])},
-        payload=payload(course, some, 1, SEGMENT, 999, 0.0, 1.0, "stale"))])
+        payload=payload(course, some, 1, SEGMENT, 999, {"start_s": 0.0, "end_s": 1.0, "text": "stale"}))])
     write_points(pool, writer, some)
     assert client.count("lc_test", exact=True).count == written
     assert not client.retrieve("lc_test", [stale])
@@ -77,7 +77,8 @@ def test_server_backend_ranks_like_the_embedded_shard_and_keeps_courses_apart(st
     client.upsert("lc_test", wait=True, points=[m.PointStruct(id=orphan, vector={
         "dense": models.embed(stack.settings.embed_model, [text])[0].tolist(),
         "bm25": m.SparseVector(indices=[1], values=[1.0])},
-        payload=payload(course, "00000000-0000-4000-8000-00000000abcd", 1, SEGMENT, 0, 0.0, 1.0, text))])
+        payload=payload(course, "00000000-0000-4000-8000-00000000abcd", 1, SEGMENT, 0,
+                        {"start_s": 0.0, "end_s": 1.0, "text": text}))])
 
     edge = EmbeddedSearchIndex(tmp_path / "edge", pool)
     server = EmbeddedSearchIndex(Path("unused"), pool, server=QdrantServerBackend(client, "lc_test"))

@@ -349,14 +349,14 @@ def test_a_course_deleted_while_its_lecture_registers_is_a_404(stack):
     import uuid as _uuid
 
     from lecturecopilot import db
-    from services.ingest.core import IngestError, _register
+    from services.ingest.core import IngestError, Kept, UploadRequest, _register
     from services.ingest.store import IngestStore
 
     pool = db.make_pool(stack.settings, max_size=1)
     try:
         with pytest.raises(IngestError) as e:
-            _register(IngestStore(pool), lecture_id=str(_uuid.uuid4()), course_id=str(_uuid.uuid4()), number=None,
-                      title="Gone", duration=1.0, media_uri="", captions_uri="", info=None, language="", hold_s=600)
+            _register(IngestStore(pool), str(_uuid.uuid4()), UploadRequest(str(_uuid.uuid4()), "Gone"),
+                      Kept(duration_s=1.0), hold_s=600)
         assert e.value.status == 404 and "deleted" in str(e.value)
     finally:
         pool.close()

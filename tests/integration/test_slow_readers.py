@@ -22,7 +22,7 @@ THREADS, SEND_TIMEOUT_S = 4, 2.0
 SERVER = f"""
 import logging
 logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-from lecturecopilot.httpserve import run_wsgi
+from lecturecopilot.httpserve import ServerLimits, run_wsgi
 BLOCK = b"x" * 65536
 
 def app(environ, start_response):
@@ -32,8 +32,8 @@ def app(environ, start_response):
     start_response("200 OK", [("Content-Type", "application/octet-stream"), ("Content-Length", "{SIZE}")])
     return (BLOCK for _ in range({SIZE} // 65536))
 
-run_wsgi(lambda: app, host="127.0.0.1", port=int(__import__("sys").argv[1]), threads={THREADS},
-         send_timeout_s={SEND_TIMEOUT_S})
+run_wsgi(lambda: app, host="127.0.0.1", port=int(__import__("sys").argv[1]),
+         limits=ServerLimits(threads={THREADS}, send_timeout_s={SEND_TIMEOUT_S}))
 """
 
 

@@ -3,7 +3,21 @@
 (``*_pb2*.py``) aside. A function's length is ``end_lineno - lineno + 1`` of its AST node
 (decorators not counted, its docstring and nested functions counted). The web client's JavaScript
 (every ``*.js`` under :data:`PACKAGES`: the ES modules in ``services/gateway/static/js``) is held to
-the same module limit (issue 32)."""
+the same module limit (issue 32).
+
+Shape limits (issue 32, item 4): no function takes over :data:`MAX_PARAMETERS` parameters and none
+nests blocks deeper than :data:`MAX_NESTING`.
+
+* Parameters: every name in the signature (positional-only, positional, keyword-only) counts one,
+  ``*args`` counts one and ``**kwargs`` counts one; a leading ``self`` or ``cls`` is not counted.
+* Nesting: each ``for``/``while``/``if``/``with``/``try``/``match`` block inside a function body is one
+  level deeper than the block around it (``async for``/``async with``/``try``-``except*`` too); an
+  ``elif`` chain is one level, not one per ``elif`` (an ``if`` written inside an ``else:`` is a level);
+  ``else``/``except``/``finally``/``case`` bodies sit at their statement's level. A nested
+  ``def``, ``lambda`` or ``class`` starts its own count (a nested function is checked on its own).
+
+``services/ask/`` has named exceptions (:data:`ASK_SHAPE_EXCEPTIONS`) until the answer-path rework
+removes them; the list can only shrink."""
 
 from __future__ import annotations
 
@@ -14,7 +28,26 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("services", "lecturecopilot", "lecturecopilot_ops")
 MAX_FUNCTION_LINES = 60
 MAX_MODULE_LINES = 400
+MAX_PARAMETERS = 7
+MAX_NESTING = 4
 EXEMPT: tuple[str, ...] = ()  # folders not yet held to the limits (none)
+
+# Today's functions in services/ask/ over the shape limits, as (file, function, "parameters" or
+# "nesting", measured value). The answer-path rework (issue 32 item 4) removes them; the test fails
+# when one is no longer over its limit (take it off the list) or a function not listed is over one.
+ASK_SHAPE_EXCEPTIONS: frozenset[tuple[str, str, str, int]] = frozenset({
+    ("services/ask/compose.py", "compose", "parameters", 10),
+    ("services/ask/examprep/store.py", "_generate", "parameters", 8),
+    ("services/ask/examprep/store.py", "validate", "parameters", 8),
+    ("services/ask/examprep/terms.py", "term_distractors", "parameters", 10),
+    ("services/ask/write.py", "extractive_answer", "parameters", 8),
+    ("services/ask/examprep/terms.py", "terms_in", "nesting", 5),
+    ("services/ask/search_index.py", "course_vocabulary", "nesting", 5),
+    ("services/ask/search_index.py", "course_compounds", "nesting", 6),
+    ("services/ask/search_index.py", "course_df", "nesting", 5),
+})
+_BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def _modules() -> list[Path]:
@@ -57,6 +90,46 @@ def _oversized(path: Path, root: Path = ROOT) -> list[str]:
     return found
 
 
+def _parameters(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    """How many parameters ``fn`` takes, counted as the module docstring says."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    n = len(positional) + len(a.kwonlyargs) + (a.vararg is not None) + (a.kwarg is not None)
+    return n - 1 if positional and positional[0].arg in ("self", "cls") else n
+
+
+def _is_elif(parent: ast.AST, child: ast.AST) -> bool:
+    """Whether ``child`` is ``parent``'s ``elif`` (alone in its ``orelse`` and at its column, which an
+    ``if`` indented under ``else:`` is not)."""
+    return (isinstance(parent, ast.If) and isinstance(child, ast.If) and parent.orelse == [child]
+            and child.col_offset == parent.col_offset)
+
+
+def _nesting(node: ast.AST, level: int = 0) -> int:
+    """The deepest block level inside ``node`` (0: no block), nested scopes left out."""
+    deepest = level
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, _SCOPES):
+            continue
+        inner = level + 1 if isinstance(child, _BLOCKS) and not _is_elif(node, child) else level
+        deepest = max(deepest, _nesting(child, inner))
+    return deepest
+
+
+def _misshapen(path: Path, root: Path = ROOT) -> list[tuple[str, str, str, int]]:
+    """``path``'s functions over :data:`MAX_PARAMETERS` or :data:`MAX_NESTING`, as
+    ``(file, function, "parameters" | "nesting", measured value)``."""
+    rel = path.relative_to(root).as_posix()
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=rel)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if (n := _parameters(node)) > MAX_PARAMETERS:
+                found.append((rel, node.name, "parameters", n))
+            if (d := _nesting(node)) > MAX_NESTING:
+                found.append((rel, node.name, "nesting", d))
+    return found
+
+
 def test_the_walk_finds_the_code():
     names = {p.relative_to(ROOT).as_posix() for p in _modules()}
     assert "lecturecopilot_ops/stack.py" in names and "services/ingest/app.py" in names
@@ -88,3 +161,63 @@ def test_the_check_catches_a_long_js_module(tmp_path):
 def test_no_function_or_module_over_the_limits():
     found = [x for p in _modules() for x in _oversized(p)] + [x for p in _js_modules() for x in _oversized_js(p)]
     assert not found, "over the size limits (split into named steps):\n" + "\n".join(found)
+
+
+def test_the_check_counts_parameters(tmp_path):
+    f = tmp_path / "wide.py"
+    f.write_text("def seven(a, b, c, d, e, f, g):\n    pass\n\n\n"
+                 "def eight(a, /, b, c, *rest, d, e, f, **more):\n    pass\n\n\n"
+                 "class K:\n    def method(self, a, b, c, d, e, f, g):\n        pass\n\n"
+                 "    @classmethod\n    def make(cls, a, b, c, d, e, f, g, h):\n        pass\n")
+    assert _misshapen(f, tmp_path) == [("wide.py", "eight", "parameters", 8), ("wide.py", "make", "parameters", 8)]
+
+
+def test_the_check_measures_nesting(tmp_path):
+    f = tmp_path / "deep.py"
+    f.write_text(
+        "def four(xs):\n"
+        "    for x in xs:\n"
+        "        with open(x) as fh:\n"
+        "            try:\n"
+        "                if x:\n"
+        "                    pass\n"
+        "                elif fh:\n"
+        "                    pass\n"
+        "                elif xs:\n"
+        "                    pass\n"
+        "                else:\n"
+        "                    pass\n"
+        "            except OSError:\n"
+        "                def inner():\n"
+        "                    if x:\n"
+        "                        while x:\n"
+        "                            pass\n"
+        "                return lambda: [y for y in xs if y]\n"
+        "\n\n"
+        "def five(xs):\n"
+        "    for x in xs:\n"
+        "        if x:\n"
+        "            pass\n"
+        "        else:\n"
+        "            if xs:\n"
+        "                match x:\n"
+        "                    case 1:\n"
+        "                        while x:\n"
+        "                            pass\n")
+    assert _misshapen(f, tmp_path) == [("deep.py", "five", "nesting", 5)]
+
+
+def test_no_function_over_the_shape_limits():
+    """Outside ``services/ask/`` nothing is over; inside it, exactly the named exceptions are, each
+    at its listed value (lower: list the new value; higher: a regression)."""
+    assert all(file.startswith("services/ask/") for file, *_ in ASK_SHAPE_EXCEPTIONS)
+    found = {x for p in _modules() for x in _misshapen(p)}
+    listed = {x[:3]: x[3] for x in ASK_SHAPE_EXCEPTIONS}
+    new = sorted(x for x in found if x[:3] not in listed)
+    changed = sorted(f"{x} listed at {listed[x[:3]]}" for x in found
+                     if x[:3] in listed and x not in ASK_SHAPE_EXCEPTIONS)
+    fixed = sorted(x for x in ASK_SHAPE_EXCEPTIONS if x[:3] not in {y[:3] for y in found})
+    assert not new, (f"over {MAX_PARAMETERS} parameters or {MAX_NESTING} levels of nesting (use a parameter "
+                     "object; extract a helper):\n" + "\n".join(map(str, new)))
+    assert not changed, "measured otherwise than ASK_SHAPE_EXCEPTIONS lists:\n" + "\n".join(changed)
+    assert not fixed, "no longer over the limit: take off ASK_SHAPE_EXCEPTIONS:\n" + "\n".join(map(str, fixed))

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from lecturecopilot.mediastores import media_store
-from lecturecopilot.objectstore import PART_BYTES, S3MediaStore, parse_media_url
+from lecturecopilot.objectstore import PART_BYTES, CacheLimits, S3MediaStore, parse_media_url
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore, UnsafeMediaURI
 
@@ -190,7 +190,8 @@ def test_a_media_url_without_prefix_puts_lectures_at_the_top(s3, tmp_path):
 
 
 def test_stale_local_copies_are_evicted_when_an_object_is_downloaded(s3, tmp_path):
-    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_s=3600)
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
+                         cache=CacheLimits(max_age_s=3600))
     old, fresh, wanted = (str(uuid.uuid4()) for _ in range(3))
     for lid in (old, fresh, wanted):
         (store.lecture_dir(lid) / "source.mp4").write_bytes(b"x")
@@ -253,7 +254,8 @@ def _lectures(store, n: int, size: int) -> list[str]:
 
 
 def test_over_the_byte_budget_the_least_recently_used_copies_go_first(s3, tmp_path):
-    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_bytes=3500)
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
+                         cache=CacheLimits(max_bytes=3500))
     a, b, c, d = _lectures(store, 4, 1000)
     # a download of 1000 bytes to come: 5000 bytes against 3500, the two oldest go, in that order
     assert store.evict_stale(incoming=1000) == [a, b]
@@ -269,7 +271,8 @@ def test_over_the_byte_budget_the_least_recently_used_copies_go_first(s3, tmp_pa
 
 
 def test_the_budget_spares_a_folder_being_written(s3, tmp_path):
-    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_bytes=500)
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
+                         cache=CacheLimits(max_bytes=500))
     a, b = _lectures(store, 2, 1000)
     upload = str(uuid.uuid4())
     (store.lecture_dir(upload) / "source.mp4").write_bytes(b"u" * 1000)  # another process writing it now
@@ -279,8 +282,8 @@ def test_the_budget_spares_a_folder_being_written(s3, tmp_path):
 
 def test_a_pinned_lecture_is_never_evicted(s3, tmp_path):
     store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
-                         cache_s=30, cache_bytes=1500)
-    a, b, c = _lectures(store, 3, 1000)  # all older than cache_s, 3000 bytes against 1500
+                         cache=CacheLimits(30, 1500))
+    a, b, c = _lectures(store, 3, 1000)  # all older than max_age_s, 3000 bytes against 1500
     with store.pinned(a), store.pinned(b):
         with store.pinned(a):
             pass  # pins count up: a is still pinned after an inner pin ends
@@ -292,7 +295,7 @@ def test_a_pinned_lecture_is_never_evicted(s3, tmp_path):
 
 def test_age_eviction_works_within_the_byte_budget(s3, tmp_path):
     store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
-                         cache_s=180, cache_bytes=1 << 30)
+                         cache=CacheLimits(180, 1 << 30))
     a, b, c = _lectures(store, 3, 10)  # touched 360, 240 and 120 s ago
     assert store.evict_stale() == [a, b]
     assert [p.name for p in (store.root / "lectures").iterdir()] == [c]
@@ -313,7 +316,8 @@ def test_a_rewritten_object_is_downloaded_again_not_served_from_the_stale_copy(s
 
 
 def test_a_pin_names_the_lectures_folder_whatever_the_case_of_its_id(s3, tmp_path):
-    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(), cache_s=30)
+    store = S3MediaStore(tmp_path / "media", f"s3://{s3.bucket}/courses/x", client=s3.client(),
+                         cache=CacheLimits(max_age_s=30))
     (a,) = _lectures(store, 1, 10)
     with store.pinned(a.upper()):
         assert store.evict_stale() == []
