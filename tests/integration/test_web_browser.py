@@ -311,7 +311,7 @@ def test_a_browser_upload_resumes_after_a_dropped_chunk_and_a_taken_number_is_re
     page.fill("#up-number", "4")
     page.click("#up-button")
     page.wait_for_function("() => /already has a lecture 4|lecture 4/.test(document.querySelector('#up-status').textContent)",
-                           timeout=20_000)
+                           timeout=60_000)
     assert puts == [], puts
     assert not page.is_disabled("#up-button")
 
