@@ -6,13 +6,15 @@ Usage: python scripts/gen_asyncapi.py [--check] [--out PATH]
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from docgen import run  # noqa: E402
 
 OUT = ROOT / "docs" / "asyncapi.json"
 
@@ -30,20 +32,8 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 when the file differs; write nothing")
-    parser.add_argument("--out", type=Path, default=OUT)
-    args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        same = args.out.is_file() and args.out.read_text() == text
-        if not same:
-            print(f"{args.out} is out of date: run `make asyncapi`", file=sys.stderr)
-        return 0 if same else 1
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(text)
-    print(f"wrote {args.out}")
-    return 0
+    """``[--check] [--out PATH]`` (:func:`docgen.run`)."""
+    return run(render, OUT, __doc__.splitlines()[0], argv, remedy="make asyncapi")
 
 
 if __name__ == "__main__":

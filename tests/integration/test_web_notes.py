@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from .test_web_browser import ARGS, CHROMIUM, DESKTOP, PHONE, _browser_sign_in, _heap_vtt, shots_dir
+from .test_web_browser import DESKTOP, PHONE, _browser_sign_in, _heap_vtt, browser, shots_dir  # noqa: F401 (browser: a fixture)
 from .test_web_practice import UNNAMED
 
 pytestmark = pytest.mark.slow
@@ -23,16 +23,6 @@ def course(stack, synth_video):
     course_id = stack.create_course("Data structures (notes)")
     lecture = stack.upload_ready(course_id, res.path, title="Heaps", number=1, captions_vtt=_heap_vtt(res.duration_s))
     return {"id": course_id, "lecture": lecture, "duration": res.duration_s}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _at(page, t: float) -> None:

@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from .test_quiz_api import SENTENCES
-from .test_web_browser import ARGS, CHROMIUM, DESKTOP, PHONE, _browser_sign_in, shots_dir
+from .test_web_browser import DESKTOP, PHONE, _browser_sign_in, browser, shots_dir  # noqa: F401 (browser: a fixture)
 
 pytestmark = pytest.mark.slow
 
@@ -44,16 +44,6 @@ def practice_course(stack, synth_video):
     r = requests.post(f"{stack.base}/api/lectures/{lecture}/quiz/generate", headers=stack.admin, timeout=180)
     assert r.status_code == 201 and r.json()["kept"] >= 2, r.text
     return {"id": course, "lecture": lecture, "key": {q["id"]: q for q in r.json()["questions"]}}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 def _context(browser, viewport):
