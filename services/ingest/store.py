@@ -162,6 +162,7 @@ class IngestStore:
             conn.execute("UPDATE lectures SET status='failed', stage='failed', error=%s WHERE id=%s",
                          (error, lecture_id))
 
+    @db.retry_on_disconnect
     def course_lecture_ids(self, course_id: str) -> list[str]:
         """The ids of the course's lectures."""
         with self.pool.connection() as conn:
@@ -243,12 +244,14 @@ class IngestStore:
                                 "active_at < now() - make_interval(secs => %s) RETURNING id",
                                 (reason, upload_id, idle_s)).fetchone() is not None
 
+    @db.retry_on_disconnect
     def idle_uploads(self, idle_s: float) -> list[dict]:
         """The receiving uploads (``id``, ``size``) with no chunk for ``idle_s``."""
         with self.pool.connection() as conn:
             return conn.execute("SELECT id, size FROM uploads WHERE state='receiving' AND active_at < now() - "
                                 "make_interval(secs => %s)", (idle_s,)).fetchall()
 
+    @db.retry_on_disconnect
     def uploads_in(self, states: Sequence[str]) -> list[dict]:
         """The uploads (``id``, ``size``, ``state``) in one of ``states``."""
         with self.pool.connection() as conn:
