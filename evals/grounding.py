@@ -44,8 +44,9 @@ from collections import Counter
 from pathlib import Path
 
 from services.ask import citations, grounding
+from services.ask.domain import PromptPassage
 from services.ask.refine import content_words
-from services.ask.writers import PromptPassage, user_prompt
+from services.ask.writers import user_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "tests" / "data" / "grounding.jsonl"

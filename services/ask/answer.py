@@ -14,7 +14,7 @@ the clock). It only sequences the steps, each its own module:
 5. assessment mode: no sentence names an option of a pasted graded item;
 6. the exchange recorded once, then :class:`Done`.
 
-Events: a :class:`SentenceEvent` per sentence as it is released, then one :class:`Done`. A declined
+Events (:mod:`services.ask.domain`): a :class:`SentenceEvent` per sentence as it is released, then one :class:`Done`. A declined
 answer is one uncited sentence (the decline text, the policy reply...). Times: ``*_ms`` milliseconds.
 """
 
@@ -24,11 +24,12 @@ import contextlib
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterator
 
 from lecturecopilot import telemetry
 
-from . import bounded, compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
+from . import bounded, compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling
+from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
 from .examprep import pointer as quiz_pointer
 from .locate import locator
 from .ports import AnswerStore, AskPorts, Embedder, RecordedAnswer, SearchIndex
@@ -111,59 +112,13 @@ class AnswerConfig:
     writer_max_chars: int = 4000
 
 
-@dataclass(frozen=True)
-class Source:
-    """A passage the answer was written from (seconds)."""
-
-    lecture_id: str
-    lecture_number: int
-    start_s: float
-    end_s: float
-
-
-@dataclass(frozen=True)
-class SentenceEvent:
-    """One released sentence: ``delta`` is the text to append to what was shown (a space first,
-    after the first sentence)."""
-
-    sentence: write.AnswerSentence
-    delta: str
-
-
-@dataclass(frozen=True)
-class Done:
-    """The whole answer, once recorded. ``rewritten_question``: the standalone question a follow-up
-    was rewritten into (as the student wrote it: spelling is corrected for search only), "" when
-    that is the message itself; ``writer``: extractive, a cloud writer's name,
-    outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
-    no_lectures, lecture_not_ready, assessment_mode; of an answer, the bound that had the extractive
-    writer answer instead of the cloud writers, or cut their answer short (:data:`compose.LIMITS`:
-    writer_took_too_long, writer_answer_too_long, writers_busy); "" when none."""
-
-    answer_id: str
-    conversation_id: str
-    declined: bool
-    answer: str
-    sentences: list[write.AnswerSentence]
-    sources: list[Source]
-    retrieve_ms: float
-    total_ms: float
-    writer: str
-    reason: str
-    rewritten_question: str
-    first_sentence_ms: float
-
-
-AnswerEvent = Union[SentenceEvent, Done]
-
-
 @dataclass
 class _Answer:
     """What one answer has released so far, and how it came about."""
 
     t0: float
     graded: bool
-    out: list[write.AnswerSentence] = field(default_factory=list)
+    out: list[AnswerSentence] = field(default_factory=list)
     hidden: int = 0
     first_ms: float = 0.0
     retrieve_ms: float = 0.0
@@ -221,10 +176,10 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     declined = not ans.out or (not ans.out[0].cites and ans.outcome.writer != "outline")
     if not ans.out and ans.hidden:
         ans.reason = "assessment_mode"
-        yield from _emit(ans, write.AnswerSentence(examprep.ASSESSMENT_REPLY, []), request.message, ports.clock)
+        yield from _emit(ans, AnswerSentence(examprep.ASSESSMENT_REPLY, []), request.message, ports.clock)
     if not ans.out:
         ans.reason = "not_covered"
-        yield from _emit(ans, write.AnswerSentence(write.DECLINE_TEXT, []), request.message, ports.clock)
+        yield from _emit(ans, AnswerSentence(DECLINE_TEXT, []), request.message, ports.clock)
     yield _finish(request, ports, ans, conversation_id, standalone, declined)
 
 
@@ -238,7 +193,7 @@ def _conversation(request: AnswerRequest, store: AnswerStore, new_id: Callable[[
     return new_id()
 
 
-def _emit(ans: _Answer, sentence: write.AnswerSentence, message: str, clock: Callable[[], float]
+def _emit(ans: _Answer, sentence: AnswerSentence, message: str, clock: Callable[[], float]
           ) -> Iterator[SentenceEvent]:
     """Releases ``sentence`` (none in assessment mode when it names an option of the pasted item)."""
     if ans.graded and sentence.cites and not examprep.strip_answer_reveals([sentence.text], message):
@@ -251,7 +206,7 @@ def _emit(ans: _Answer, sentence: write.AnswerSentence, message: str, clock: Cal
 
 
 def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig,
-           ans: _Answer) -> Iterator[write.AnswerSentence]:
+           ans: _Answer) -> Iterator[AnswerSentence]:
     """The reply's sentences: exam-prep pointer, policy reply, "no lectures", outline answer, or
     the retrieved, gated and written answer (nothing when not covered)."""
     course_id, lecture_id = request.course_id, request.lecture_id
@@ -264,14 +219,14 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
         yield pointer
     elif requests_policy.unsupported(request.message):
         ans.outcome.writer, ans.reason = "policy", "unsupported_request"
-        yield write.AnswerSentence(requests_policy.UNSUPPORTED_REPLY, [])
+        yield AnswerSentence(requests_policy.UNSUPPORTED_REPLY, [])
     elif not (lectures := ports.store.lectures(course_id)):
         # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
         ans.reason = "no_lectures"
-        yield write.AnswerSentence(NO_LECTURES_TEXT, [])
+        yield AnswerSentence(NO_LECTURES_TEXT, [])
     elif lecture_id and all(lecture.id != lecture_id for lecture in lectures):
         ans.reason = "lecture_not_ready"  # not "not covered": nothing of it could be searched
-        yield write.AnswerSentence(LECTURE_NOT_READY_TEXT, [])
+        yield AnswerSentence(LECTURE_NOT_READY_TEXT, [])
     elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
         ans.outcome.writer = "outline"
         yield from from_outline
@@ -280,7 +235,7 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
 
 
 def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig, ans: _Answer,
-               titles: dict[str, str]) -> Iterator[write.AnswerSentence]:
+               titles: dict[str, str]) -> Iterator[AnswerSentence]:
     """Retrieve inside the course, judge the evidence, and when it clears the gate, write."""
     course_id = request.course_id
     with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": course_id}) as span:

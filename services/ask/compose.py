@@ -30,9 +30,10 @@ from typing import Generator, Iterator
 import numpy as np
 
 from . import bounded, citations, grounding, refine, write
+from .domain import NOT_COVERED, AnswerSentence, Cite, PromptPassage
 from .retrieve import Passage
 from .search_index import EmbeddedSearchIndex
-from .writers import NOT_COVERED, PromptPassage, Writer, WriterUnavailable
+from .writers import Writer, WriterUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -98,20 +99,20 @@ def _refs(passages: list[Passage]) -> list[citations.PassageRef]:
             for i, p in enumerate(passages)]
 
 
-def _release(index: EmbeddedSearchIndex, text: str, valid: list[citations.ValidCitation]) -> write.AnswerSentence:
+def _release(index: EmbeddedSearchIndex, text: str, valid: list[citations.ValidCitation]) -> AnswerSentence:
     cites = []
     for v in valid:
         t = refine.refine_time(index, v.passage.lecture_id, v.passage.start_s, v.passage.end_s, text, v.t_s)
-        cite = write.Cite(v.passage.lecture_id, v.passage.lecture_number, round(t, 2))
+        cite = Cite(v.passage.lecture_id, v.passage.lecture_number, round(t, 2))
         if cite not in cites:
             cites.append(cite)
-    return write.AnswerSentence(text, cites)
+    return AnswerSentence(text, cites)
 
 
 def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, query_vec: np.ndarray,
             passages: list[Passage], titles: dict[str, str], outcome: Outcome,
             max_passages: int = 6, said: set[tuple[str, float]] | None = None,
-            budget: bounded.Budget | None = None) -> Iterator[write.AnswerSentence]:
+            budget: bounded.Budget | None = None) -> Iterator[AnswerSentence]:
     """Yields validated answer sentences (see module docstring); sets ``outcome``. ``said``: what the
     previous answer cited, for a "why?" follow-up (see :func:`write.extractive_answer`); ``budget``:
     the bounds on the cloud writers (None: none but their own time-outs)."""
@@ -128,7 +129,7 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
 
 
 def _cloud(index: EmbeddedSearchIndex, writers: list[Writer], ask: _Ask, budget: bounded.Budget,
-           outcome: Outcome) -> Generator[write.AnswerSentence, None, bool]:
+           outcome: Outcome) -> Generator[AnswerSentence, None, bool]:
     """The cloud writers' sentences, each writer tried twice at most (see module docstring); returns
     True when the answer is final (sentences released, declined, or the client gone), False when
     the extractive writer is to answer."""
@@ -154,7 +155,7 @@ def _cloud(index: EmbeddedSearchIndex, writers: list[Writer], ask: _Ask, budget:
 
 
 def _attempt(index: EmbeddedSearchIndex, writer: Writer, ask: _Ask, reason: str | None, budget: bounded.Budget,
-             outcome: Outcome, att: _Attempt) -> Iterator[write.AnswerSentence]:
+             outcome: Outcome, att: _Attempt) -> Iterator[AnswerSentence]:
     """One attempt of ``writer`` (``reason``: why its last answer was rejected): its stream read within
     ``budget``, cut into sentences, each released once it passes validation; what it came to is left
     in ``att``. The stream is closed as soon as the attempt ends (see :func:`bounded.read`)."""

@@ -16,7 +16,8 @@ from lecturecopilot.vocabulary import ORDINALS as _ORDINALS
 
 from .disfluency import clean
 from .gate import common_word
-from .write import AnswerSentence, Cite, is_chatter
+from .domain import AnswerSentence, Cite
+from .write import is_chatter
 
 
 @dataclass(frozen=True)

@@ -7,39 +7,14 @@ markers, hedges, tag questions, repeats), nothing else of what was said changes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
-from lecturecopilot.labels import citation_label
-
 from .disfluency import clean
+from .domain import AnswerSentence, Cite
 from .retrieve import Passage, best_window
 from .search_index import EmbeddedSearchIndex
 from .slidequote import slide_excerpt
-
-DECLINE_TEXT = "Not covered in these lectures."
-
-@dataclass(frozen=True)
-class Cite:
-    """A validated citation: the moment ``t_s`` (seconds) of a lecture of the active course."""
-
-    lecture_id: str
-    lecture_number: int
-    t_s: float
-
-    @property
-    def label(self) -> str:
-        return citation_label(self.lecture_number, self.t_s)
-
-
-@dataclass
-class AnswerSentence:
-    """One sentence of an answer and the citations that back it (at least one, unless declined)."""
-
-    text: str
-    cites: list[Cite]
-
 
 _CHATTER = re.compile(
     r"^(?:(?:so|and|but|ok(?:ay)?|all right|right|now|yeah|well)[,.]?\s*)*"

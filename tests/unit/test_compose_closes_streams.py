@@ -10,7 +10,7 @@ import numpy as np
 
 from services.ask.compose import Outcome, compose
 from services.ask.retrieve import Passage
-from services.ask.writers import NOT_COVERED
+from services.ask.domain import NOT_COVERED
 
 
 class RecordingWriter:

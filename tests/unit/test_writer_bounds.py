@@ -10,7 +10,8 @@ import threading
 import time
 
 from services.ask import bounded
-from services.ask.answer import AnswerConfig, AnswerRequest, Done, answer_question
+from services.ask.answer import AnswerConfig, AnswerRequest, answer_question
+from services.ask.domain import Done
 from services.ask.ports import AskPorts
 
 from test_answer_usecase import A, HASHING, FakeIndex, FakeStore, embed  # the use case's in-memory ports
