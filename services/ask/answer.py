@@ -10,7 +10,7 @@ the clock). It only sequences the steps, each its own module:
    (:mod:`services.ask.requests_policy`), "no lectures yet", an answer from the course outline
    (:mod:`services.ask.outline`);
 4. retrieve inside the course (:mod:`services.ask.retrieve`), the relevance gate
-   (:mod:`services.ask.gate`), the cited answer written and validated (:mod:`services.ask.compose`);
+   (:mod:`services.ask.gate`), the cited answer written and validated (:mod:`services.ask.writers.fallback`);
 5. assessment mode: no sentence names an option of a pasted graded item;
 6. the exchange recorded once, then :class:`Done`.
 
@@ -28,11 +28,12 @@ from typing import Callable, Iterator
 
 from lecturecopilot import telemetry
 
-from . import bounded, compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling
+from . import bounded, examprep, followup, gate, outline, requests_policy, retrieve, spelling
 from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
 from .examprep import pointer as quiz_pointer
 from .locate import locator
 from .ports import AnswerStore, AskPorts, Embedder, RecordedAnswer, SearchIndex
+from .writers import fallback
 
 log = logging.getLogger("services.ask")
 _TRACER = telemetry.tracer("lecture-copilot.ask")
@@ -124,7 +125,7 @@ class _Answer:
     retrieve_ms: float = 0.0
     reason: str = ""
     passages: list[retrieve.Passage] = field(default_factory=list)
-    outcome: compose.Outcome = field(default_factory=compose.Outcome)
+    outcome: fallback.Outcome = field(default_factory=fallback.Outcome)
     still_wanted: Callable[[], bool] = lambda: True
 
 
@@ -254,7 +255,7 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
     budget = bounded.Budget.starting_now(config.writer_deadline_s, config.writer_max_chars, ports.clock,
                                          still_wanted=ans.still_wanted, slots=ports.writer_slots)
     try:
-        yield from compose.compose(ports.index, ports.writers, question, qvec, ans.passages, titles, ans.outcome,
+        yield from fallback.compose(ports.index, ports.writers, question, qvec, ans.passages, titles, ans.outcome,
                                    said=said, budget=budget)
         ans.reason = ans.outcome.limit
     finally:

@@ -78,7 +78,7 @@ class Done:
     outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
     no_lectures, lecture_not_ready, assessment_mode; of an answer, the bound that had the extractive
     writer answer instead of the cloud writers, or cut their answer short
-    (:data:`services.ask.compose.LIMITS`: writer_took_too_long, writer_answer_too_long, writers_busy);
+    (:data:`services.ask.writers.fallback.LIMITS`: writer_took_too_long, writer_answer_too_long, writers_busy);
     "" when none."""
 
     answer_id: str

@@ -17,7 +17,7 @@ from lecturecopilot.vocabulary import ORDINALS as _ORDINALS
 from .disfluency import clean
 from .gate import common_word
 from .domain import AnswerSentence, Cite
-from .write import is_chatter
+from .writers.extractive import is_chatter
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from .domain import Done, SentenceEvent
 from .ports import AskPorts
 from .search_index import EmbeddedSearchIndex, QdrantServerBackend
 from .store import AskStore
-from .writers import configured_writers
+from .writers.cloud import configured_writers
 
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = answer.MAX_QUESTION_CHARS

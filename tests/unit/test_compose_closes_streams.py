@@ -1,4 +1,4 @@
-"""``services.ask.compose.compose`` closes a writer's stream as soon as it gives the answer up: left to
+"""``services.ask.writers.fallback.compose`` closes a writer's stream as soon as it gives the answer up: left to
 the garbage collector, httpcore's finalizer for an open response can take the connection pool's lock
 inside the same thread's request and hang it (encode/httpcore#990; the ask service hung so in CI)."""
 
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from services.ask.compose import Outcome, compose
+from services.ask.writers.fallback import Outcome, compose
 from services.ask.retrieve import Passage
 from services.ask.domain import NOT_COVERED
 

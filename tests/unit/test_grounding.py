@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from services.ask.compose import Outcome, compose
+from services.ask.writers.fallback import Outcome, compose
 from services.ask.grounding import THRESHOLD, addresses, plain_text, stem, ungrounded
 from services.ask.retrieve import Passage
 

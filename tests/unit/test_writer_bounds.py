@@ -1,4 +1,4 @@
-"""Bounds on a cloud writer's stream (issue 31; services/ask/bounded.py, services/ask/compose.py): the
+"""Bounds on a cloud writer's stream (issue 31; services/ask/bounded.py, services/ask/writers/fallback.py): the
 whole answer path (``answer_question``) over the in-memory ports of test_answer_usecase.py, with
 generator writers that are slow, endless, huge, stalled or answer while every stream slot is taken.
 The budget's clock is a fake one that each piece moves on, so the deadline is met without waiting

@@ -3,7 +3,8 @@ OpenAI-compatible server (Ollama, llama.cpp server, vLLM; ``openai`` SDK). Each 
 for a prompt built from the retrieved passages; every failure that means "try another
 writer" (rate limit, timeout, outage, bad key) is raised as :class:`WriterUnavailable`.
 
-The extractive writer (``write.extractive_answer``) needs no key and is always the last resort.
+The extractive writer (:func:`services.ask.writers.extractive.extractive_answer`) needs no key and is
+always the last resort.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Iterator, Protocol
 from lecturecopilot.labels import clock
 from lecturecopilot.settings import Settings
 
-from .domain import NOT_COVERED, PromptPassage
+from ..domain import NOT_COVERED, PromptPassage
 
 log = logging.getLogger(__name__)
 
@@ -99,9 +100,9 @@ class OpenAIChatWriter:
 
     def stream(self, question: str, passages: list[PromptPassage], reason: str | None = None) -> Iterator[str]:
         """Yields the answer text in pieces; the HTTP response is closed when this generator ends or is
-        closed. :func:`services.ask.compose.compose` closes it as soon as it rejects an answer, so the
-        garbage collector never has to: httpcore (1.0.9) closes an abandoned response from a finalizer
-        that takes its connection pool's lock, and when the collector runs inside that pool's own
+        closed. :func:`services.ask.writers.fallback.compose` closes it as soon as it rejects an answer, so
+        the garbage collector never has to: httpcore (1.0.9) closes an abandoned response from a
+        finalizer that takes its connection pool's lock, and when the collector runs inside that pool's own
         ``handle_request`` (which holds the lock, a ``threading.Lock``) the thread waits on itself
         forever and every later request waits on the lock (encode/httpcore#990, #996; the ask service's
         writer threads all hung so in CI). Raises WriterUnavailable."""

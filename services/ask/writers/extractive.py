@@ -10,11 +10,11 @@ import re
 
 import numpy as np
 
-from .disfluency import clean
-from .domain import AnswerSentence, Cite
-from .retrieve import Passage, best_window
-from .search_index import EmbeddedSearchIndex
-from .slidequote import slide_excerpt
+from ..disfluency import clean
+from ..domain import AnswerSentence, Cite
+from ..retrieve import Passage, best_window
+from ..search_index import EmbeddedSearchIndex
+from ..slidequote import slide_excerpt
 
 _CHATTER = re.compile(
     r"^(?:(?:so|and|but|ok(?:ay)?|all right|right|now|yeah|well)[,.]?\s*)*"

@@ -29,11 +29,12 @@ from typing import Generator, Iterator
 
 import numpy as np
 
-from . import bounded, citations, grounding, refine, write
-from .domain import NOT_COVERED, AnswerSentence, Cite, PromptPassage
-from .retrieve import Passage
-from .search_index import EmbeddedSearchIndex
-from .writers import Writer, WriterUnavailable
+from .. import bounded, citations, grounding, refine
+from ..domain import NOT_COVERED, AnswerSentence, Cite, PromptPassage
+from ..retrieve import Passage
+from ..search_index import EmbeddedSearchIndex
+from . import extractive
+from .cloud import Writer, WriterUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
             max_passages: int = 6, said: set[tuple[str, float]] | None = None,
             budget: bounded.Budget | None = None) -> Iterator[AnswerSentence]:
     """Yields validated answer sentences (see module docstring); sets ``outcome``. ``said``: what the
-    previous answer cited, for a "why?" follow-up (see :func:`write.extractive_answer`); ``budget``:
+    previous answer cited, for a "why?" follow-up (see :func:`.extractive.extractive_answer`); ``budget``:
     the bounds on the cloud writers (None: none but their own time-outs)."""
     use = passages[:max_passages]
     refs = _refs(use)
@@ -125,7 +126,7 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, qu
         return
     outcome.writer = "extractive"
     outcome.limit = next((r for r in reversed(budget.spent) if r in LIMITS), "")
-    yield from write.extractive_answer(index, passages, question, query_vec, said=said)
+    yield from extractive.extractive_answer(index, passages, question, query_vec, said=said)
 
 
 def _cloud(index: EmbeddedSearchIndex, writers: list[Writer], ask: _Ask, budget: bounded.Budget,
