@@ -216,10 +216,10 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
     topic = examprep.quiz_intent(request.message)
     pointer = quiz_pointer.pointer(ports, course_id, lecture_id, topic, locate) if topic is not None else None
     if pointer is not None:
-        ans.outcome.writer = "exam_prep"
+        ans.outcome = fallback.Outcome("exam_prep")
         yield pointer
     elif requests_policy.unsupported(request.message):
-        ans.outcome.writer, ans.reason = "policy", "unsupported_request"
+        ans.outcome, ans.reason = fallback.Outcome("policy"), "unsupported_request"
         yield AnswerSentence(requests_policy.UNSUPPORTED_REPLY, [])
     elif not (lectures := ports.store.lectures(course_id)):
         # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
@@ -229,7 +229,7 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
         ans.reason = "lecture_not_ready"  # not "not covered": nothing of it could be searched
         yield AnswerSentence(LECTURE_NOT_READY_TEXT, [])
     elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
-        ans.outcome.writer = "outline"
+        ans.outcome = fallback.Outcome("outline")
         yield from from_outline
     else:
         yield from _retrieved(request, question, said, ports, config, ans, {l.id: l.title for l in lectures})
@@ -255,8 +255,8 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
     budget = bounded.Budget.starting_now(config.writer_deadline_s, config.writer_max_chars, ports.clock,
                                          still_wanted=ans.still_wanted, slots=ports.writer_slots)
     try:
-        yield from fallback.compose(ports.index, ports.writers, question, qvec, ans.passages, titles, ans.outcome,
-                                   said=said, budget=budget)
+        ans.outcome = yield from fallback.compose(
+            ports.index, ports.writers, fallback.Composition(question, qvec, ans.passages, titles, said=said), budget)
         ans.reason = ans.outcome.limit
     finally:
         write_span.set_attribute("lc.writer", ans.outcome.writer or "")
