@@ -39,6 +39,20 @@ class AnswerSentence:
 
 
 @dataclass(frozen=True)
+class LectureInfo:
+    """A ready lecture of a course as the outline answers about it: its ``duration_s`` (None: not known),
+    ``chapters`` as ``(start_s, title)``, and per chapter its summary bullets (sentences, "\n"-joined;
+    may be empty)."""
+
+    id: str
+    number: int
+    title: str
+    duration_s: float | None
+    chapters: tuple[tuple[float, str], ...] = ()  # (start_s, title)
+    summaries: tuple[str, ...] = ()  # per chapter, its summary bullets (sentences), "\n"-joined; may be empty
+
+
+@dataclass(frozen=True)
 class PromptPassage:
     """A retrieved passage as a cloud writer is shown it: its number ``n`` (cited as ``[S<n> @ M:SS]``),
     its lecture, and its span ``start_s``–``end_s`` (seconds)."""

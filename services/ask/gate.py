@@ -35,8 +35,8 @@ import wordfreq
 from lecturecopilot.vocabulary import COMMON_ZIPF
 from lecturecopilot.vocabulary import GATE_FUNCTION_WORDS as _FUNCTION_WORDS
 
+from .ports import SearchIndex
 from .retrieve import Passage, window_score
-from .search_index import EmbeddedSearchIndex
 
 
 # How a request is framed ("explain chaining", "can you tell me about chaining", "describe how
@@ -137,7 +137,7 @@ TOP = 3  # passages whose sentences and words are judged
 EVERYDAY_SHARE = 0.5
 
 
-def evidence(index: EmbeddedSearchIndex, course_id: str, passages: list[Passage], query: str,
+def evidence(index: SearchIndex, course_id: str, passages: list[Passage], query: str,
              query_vec: np.ndarray, coverage_weight: float = COVERAGE_WEIGHT) -> Evidence:
     """The gate's signals for ``query`` given its retrieved ``passages`` (see module doc): ``window``
     (cosine, -1..1), ``coverage`` (0..1) and their weighted sum ``score``."""

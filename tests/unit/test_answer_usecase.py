@@ -17,8 +17,7 @@ from services.ask import examprep
 from services.ask.answer import LECTURE_NOT_READY_TEXT, AnswerRequest, InvalidQuestion, NotFound, answer_question, \
     check_request
 from services.ask.chargrams import CourseGrams
-from services.ask.domain import DECLINE_TEXT, Done, SentenceEvent
-from services.ask.outline import LectureInfo
+from services.ask.domain import DECLINE_TEXT, Done, LectureInfo, SentenceEvent
 from services.ask.ports import AskPorts, RecordedAnswer
 from services.ask.search_index import Hit, IndexedSentence
 

@@ -12,8 +12,8 @@ import numpy as np
 
 from ..disfluency import clean
 from ..domain import AnswerSentence, Cite
+from ..ports import SearchIndex
 from ..retrieve import Passage, best_window
-from ..search_index import EmbeddedSearchIndex
 from ..slidequote import slide_excerpt
 
 _CHATTER = re.compile(
@@ -97,7 +97,7 @@ def _fresh_ranges(sents: list, said: set[tuple[str, float]], lecture_id: str) ->
     return out
 
 
-def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
+def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
                       *, from_passages: int = 3, widths: tuple[int, ...] = (2, 3),
                       rank_penalty: float = 0.15, said: set[tuple[str, float]] | None = None) -> list[AnswerSentence]:
     """The answer: the best run of 2–3 consecutive transcript sentences among the best
@@ -158,7 +158,7 @@ _DETAIL = re.compile(r"\b(?:in (?:more )?detail|step by step|elaborate|thoroughl
                      r"more about|walk me through)\b", re.IGNORECASE)
 
 
-def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
+def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
           run: list[tuple[Passage, object]]) -> list[tuple[Passage, object]]:
     """Sentences of the top passages that add to the anchor ``run``: single sentences whose
     cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter or

@@ -34,8 +34,8 @@ import numpy as np
 
 from .. import bounded, citations, grounding, refine
 from ..domain import NOT_COVERED, AnswerSentence, Cite, PromptPassage
+from ..ports import SearchIndex
 from ..retrieve import Passage
-from ..search_index import EmbeddedSearchIndex
 from . import extractive
 from .cloud import Writer, WriterUnavailable
 
@@ -118,7 +118,7 @@ def _refs(passages: list[Passage]) -> list[citations.PassageRef]:
             for i, p in enumerate(passages)]
 
 
-def _release(index: EmbeddedSearchIndex, text: str, valid: list[citations.ValidCitation]) -> AnswerSentence:
+def _release(index: SearchIndex, text: str, valid: list[citations.ValidCitation]) -> AnswerSentence:
     cites = []
     for v in valid:
         t = refine.refine_time(index, v.passage.lecture_id, v.passage.start_s, v.passage.end_s, text, v.t_s)
@@ -128,7 +128,7 @@ def _release(index: EmbeddedSearchIndex, text: str, valid: list[citations.ValidC
     return AnswerSentence(text, cites)
 
 
-def compose(index: EmbeddedSearchIndex, writers: list[Writer], inputs: Composition,
+def compose(index: SearchIndex, writers: list[Writer], inputs: Composition,
             budget: bounded.Budget | None = None) -> Generator[AnswerSentence, None, Outcome]:
     """Yields validated answer sentences (see module docstring), then returns the :class:`Outcome`.
     ``budget``: the bounds on the cloud writers (None: none but their own time-outs)."""
@@ -149,7 +149,7 @@ def compose(index: EmbeddedSearchIndex, writers: list[Writer], inputs: Compositi
 _FINAL, _EXTRACTIVE, _NEXT, _AGAIN = "final", "extractive", "next writer", "again"
 
 
-def _cloud(index: EmbeddedSearchIndex, writers: list[Writer], ask: _Ask, budget: bounded.Budget
+def _cloud(index: SearchIndex, writers: list[Writer], ask: _Ask, budget: bounded.Budget
            ) -> Generator[AnswerSentence, None, tuple[Outcome | None, int]]:
     """The cloud writers' sentences, each writer tried twice at most (see module docstring); returns
     the answer's :class:`Outcome` when it is final (sentences released, declined, or the client gone),
@@ -194,7 +194,7 @@ def _settled(writer: Writer, att: _Attempt, attempts: int) -> Outcome:
                    att.spent if att.released and att.spent in LIMITS else "")
 
 
-def _attempt(index: EmbeddedSearchIndex, writer: Writer, ask: _Ask, reason: str | None, budget: bounded.Budget
+def _attempt(index: SearchIndex, writer: Writer, ask: _Ask, reason: str | None, budget: bounded.Budget
              ) -> Generator[AnswerSentence, None, _Attempt]:
     """One attempt of ``writer`` (``reason``: why its last answer was rejected): its stream read within
     ``budget``, cut into sentences, each released once it passes validation; returns what it came to.
