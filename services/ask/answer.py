@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from lecturecopilot import telemetry
+from lecturecopilot.settings import Settings
 
 from . import bounded, examprep, followup, gate, outline, requests_policy, retrieve, spelling
 from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
@@ -105,12 +106,13 @@ class AnswerRequest:
 class AnswerConfig:
     """The relevance gate's operating point (see :mod:`services.ask.gate`) and the bounds on the cloud
     writers (:mod:`services.ask.bounded`): ``writer_deadline_s`` seconds for one answer's writing, all
-    writers together; ``writer_max_chars`` characters read from one stream."""
+    writers together; ``writer_max_chars`` characters read from one stream. The defaults are
+    :class:`lecturecopilot.settings.Settings`' (their one home)."""
 
     gate_threshold: float = gate.THRESHOLD
     gate_coverage_weight: float = gate.COVERAGE_WEIGHT
-    writer_deadline_s: float = 20.0
-    writer_max_chars: int = 4000
+    writer_deadline_s: float = Settings.model_fields["writer_deadline_s"].default
+    writer_max_chars: int = Settings.model_fields["writer_max_chars"].default
 
 
 @dataclass

@@ -33,6 +33,7 @@ import numpy as np
 import wordfreq
 
 from lecturecopilot.vocabulary import COMMON_ZIPF
+from lecturecopilot.settings import Settings
 from lecturecopilot.vocabulary import GATE_FUNCTION_WORDS as _FUNCTION_WORDS
 
 from .ports import SearchIndex
@@ -125,8 +126,9 @@ class Evidence:
     score: float
 
 
-COVERAGE_WEIGHT = 0.75  # see the module docstring (evals.gate_fields)
-THRESHOLD = 0.82
+# the operating point (see the module docstring; fitted by evals.gate_fields): its one home is Settings
+COVERAGE_WEIGHT: float = Settings.model_fields["gate_coverage_weight"].default
+THRESHOLD: float = Settings.model_fields["gate_threshold"].default
 BACKGROUND_PASSAGES = 10.0  # passages of general English beside the course's in each IDF (idf_with_background)
 TOP = 3  # passages whose sentences and words are judged
 # A topic of everyday words only ("what time is it?" → "time", kept because the course says "time") names

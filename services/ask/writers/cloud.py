@@ -20,6 +20,8 @@ from ..domain import NOT_COVERED, PromptPassage
 
 log = logging.getLogger(__name__)
 
+_MAX_TOKENS: int = Settings.model_fields["writer_max_tokens"].default  # an answer's token cap; its home is Settings
+
 SYSTEM_PROMPT = (
     "You are a teaching assistant for one university course. Answer the student's question using ONLY the "
     "numbered lecture passages you are given. Write 2 to 5 short sentences. End EVERY sentence with a citation "
@@ -82,7 +84,7 @@ class OpenAIChatWriter:
     """Groq or any OpenAI-compatible chat-completions server, streamed; an answer is at most
     ``max_tokens`` tokens (the API's ``max_tokens``)."""
 
-    def __init__(self, name: str, client, model: str, max_tokens: int = 400):
+    def __init__(self, name: str, client, model: str, max_tokens: int = _MAX_TOKENS):
         self.name = name
         self.client = client
         self.model = model
@@ -156,7 +158,7 @@ class GeminiWriter:
 
     name = "gemini"
 
-    def __init__(self, client, model: str, max_tokens: int = 400):
+    def __init__(self, client, model: str, max_tokens: int = _MAX_TOKENS):
         self.client = client
         self.model = model
         self.max_tokens = max_tokens
