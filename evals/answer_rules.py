@@ -46,16 +46,17 @@ def _rules():
     """Rule name → a function of the servicer giving a context manager that turns the rule off."""
     import dataclasses
 
-    from services.ask import answer, write
+    from services.ask import answer
+    from services.ask.writers import extractive
 
-    extractive = write.extractive_answer
+    original = extractive.extractive_answer
     return {
         "as is": lambda svc: contextlib.nullcontext(),
         "no answer_run (question skip, chatter trim, growth to 15 words)": lambda svc: _patched(
-            write, "answer_run", lambda sents, i, j: (i, j)),
-        "no _more (the best run only)": lambda svc: _patched(write, "_more", lambda *a, **k: []),
-        "no chatter judge": lambda svc: _patched(write, "is_chatter", lambda text: False),
-        "no rank penalty": lambda svc: _patched(write, "extractive_answer", lambda *a, **k: extractive(
+            extractive, "answer_run", lambda sents, i, j: (i, j)),
+        "no _more (the best run only)": lambda svc: _patched(extractive, "_more", lambda *a, **k: []),
+        "no chatter judge": lambda svc: _patched(extractive, "is_chatter", lambda text: False),
+        "no rank penalty": lambda svc: _patched(extractive, "extractive_answer", lambda *a, **k: original(
             *a, **{**k, "rank_penalty": 0.0})),
         "no spelling correction": lambda svc: _patched(answer, "corrected", lambda index, course_id, q: q),
         "no coverage in the gate (weight 0, threshold not refitted)": lambda svc: _patched(

@@ -3,7 +3,7 @@
     .venv/bin/python -m evals.cv_windows            # collect (a throw-away stack), then CV
     .venv/bin/python -m evals.cv_windows --cached   # CV again on the windows collected last time
 
-The extractive writer (``services.ask.write.extractive_answer``) quotes the run of 2–3 consecutive
+The extractive writer (``services.ask.writers.extractive.extractive_answer``) quotes the run of 2–3 consecutive
 sentences, among the top 3 passages, that scores best: cosine(question, run) minus ``rank_penalty``
 per rank of the run's passage. Retrieval can rank the right passage first and the answer still cite
 outside the gold span (passages last up to 90 s; gold spans 14–69 s). This harness collects, for the

@@ -4,7 +4,7 @@ accepts one its cited passage does not support (false accept) and refuses one it
     .venv/bin/python -m evals.grounding              # -> evals/results/grounding-latest.json
     .venv/bin/python -m evals.grounding --semantic   # also a MiniLM cosine beside the word share
 
-Three sets, each sentence checked against the passage it cites as ``services.ask.compose`` checks it
+Three sets, each sentence checked against the passage it cites as ``services.ask.writers.fallback`` checks it
 (citations taken out, markup stripped, the passage prefixed with its lecture's number and title):
 
 - **labelled** (``tests/data/grounding.jsonl``, written by hand on real MIT 6.006 passages of
@@ -44,8 +44,9 @@ from collections import Counter
 from pathlib import Path
 
 from services.ask import citations, grounding
+from services.ask.domain import PromptPassage
 from services.ask.refine import content_words
-from services.ask.writers import PromptPassage, user_prompt
+from services.ask.writers.cloud import user_prompt
 
 ROOT = Path(__file__).resolve().parent.parent
 LABELLED = ROOT / "tests" / "data" / "grounding.jsonl"

@@ -10,11 +10,11 @@ the clock). It only sequences the steps, each its own module:
    (:mod:`services.ask.requests_policy`), "no lectures yet", an answer from the course outline
    (:mod:`services.ask.outline`);
 4. retrieve inside the course (:mod:`services.ask.retrieve`), the relevance gate
-   (:mod:`services.ask.gate`), the cited answer written and validated (:mod:`services.ask.compose`);
+   (:mod:`services.ask.gate`), the cited answer written and validated (:mod:`services.ask.writers.fallback`);
 5. assessment mode: no sentence names an option of a pasted graded item;
 6. the exchange recorded once, then :class:`Done`.
 
-Events: a :class:`SentenceEvent` per sentence as it is released, then one :class:`Done`. A declined
+Events (:mod:`services.ask.domain`): a :class:`SentenceEvent` per sentence as it is released, then one :class:`Done`. A declined
 answer is one uncited sentence (the decline text, the policy reply...). Times: ``*_ms`` milliseconds.
 """
 
@@ -24,14 +24,17 @@ import contextlib
 import logging
 import uuid
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Union
+from typing import Callable, Iterator
 
 from lecturecopilot import telemetry
+from lecturecopilot.settings import Settings
 
-from . import bounded, compose, examprep, followup, gate, outline, requests_policy, retrieve, spelling, write
+from . import bounded, examprep, followup, gate, outline, requests_policy, retrieve, spelling
+from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
 from .examprep import pointer as quiz_pointer
 from .locate import locator
 from .ports import AnswerStore, AskPorts, Embedder, RecordedAnswer, SearchIndex
+from .writers import fallback
 
 log = logging.getLogger("services.ask")
 _TRACER = telemetry.tracer("lecture-copilot.ask")
@@ -103,58 +106,13 @@ class AnswerRequest:
 class AnswerConfig:
     """The relevance gate's operating point (see :mod:`services.ask.gate`) and the bounds on the cloud
     writers (:mod:`services.ask.bounded`): ``writer_deadline_s`` seconds for one answer's writing, all
-    writers together; ``writer_max_chars`` characters read from one stream."""
+    writers together; ``writer_max_chars`` characters read from one stream. The defaults are
+    :class:`lecturecopilot.settings.Settings`' (their one home)."""
 
     gate_threshold: float = gate.THRESHOLD
     gate_coverage_weight: float = gate.COVERAGE_WEIGHT
-    writer_deadline_s: float = 20.0
-    writer_max_chars: int = 4000
-
-
-@dataclass(frozen=True)
-class Source:
-    """A passage the answer was written from (seconds)."""
-
-    lecture_id: str
-    lecture_number: int
-    start_s: float
-    end_s: float
-
-
-@dataclass(frozen=True)
-class SentenceEvent:
-    """One released sentence: ``delta`` is the text to append to what was shown (a space first,
-    after the first sentence)."""
-
-    sentence: write.AnswerSentence
-    delta: str
-
-
-@dataclass(frozen=True)
-class Done:
-    """The whole answer, once recorded. ``rewritten_question``: the standalone question a follow-up
-    was rewritten into (as the student wrote it: spelling is corrected for search only), "" when
-    that is the message itself; ``writer``: extractive, a cloud writer's name,
-    outline, exam_prep or policy; ``reason`` of a decline: not_covered, unsupported_request,
-    no_lectures, lecture_not_ready, assessment_mode; of an answer, the bound that had the extractive
-    writer answer instead of the cloud writers, or cut their answer short (:data:`compose.LIMITS`:
-    writer_took_too_long, writer_answer_too_long, writers_busy); "" when none."""
-
-    answer_id: str
-    conversation_id: str
-    declined: bool
-    answer: str
-    sentences: list[write.AnswerSentence]
-    sources: list[Source]
-    retrieve_ms: float
-    total_ms: float
-    writer: str
-    reason: str
-    rewritten_question: str
-    first_sentence_ms: float
-
-
-AnswerEvent = Union[SentenceEvent, Done]
+    writer_deadline_s: float = Settings.model_fields["writer_deadline_s"].default
+    writer_max_chars: int = Settings.model_fields["writer_max_chars"].default
 
 
 @dataclass
@@ -163,13 +121,13 @@ class _Answer:
 
     t0: float
     graded: bool
-    out: list[write.AnswerSentence] = field(default_factory=list)
+    out: list[AnswerSentence] = field(default_factory=list)
     hidden: int = 0
     first_ms: float = 0.0
     retrieve_ms: float = 0.0
     reason: str = ""
     passages: list[retrieve.Passage] = field(default_factory=list)
-    outcome: compose.Outcome = field(default_factory=compose.Outcome)
+    outcome: fallback.Outcome = field(default_factory=fallback.Outcome)
     still_wanted: Callable[[], bool] = lambda: True
 
 
@@ -221,10 +179,10 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     declined = not ans.out or (not ans.out[0].cites and ans.outcome.writer != "outline")
     if not ans.out and ans.hidden:
         ans.reason = "assessment_mode"
-        yield from _emit(ans, write.AnswerSentence(examprep.ASSESSMENT_REPLY, []), request.message, ports.clock)
+        yield from _emit(ans, AnswerSentence(examprep.ASSESSMENT_REPLY, []), request.message, ports.clock)
     if not ans.out:
         ans.reason = "not_covered"
-        yield from _emit(ans, write.AnswerSentence(write.DECLINE_TEXT, []), request.message, ports.clock)
+        yield from _emit(ans, AnswerSentence(DECLINE_TEXT, []), request.message, ports.clock)
     yield _finish(request, ports, ans, conversation_id, standalone, declined)
 
 
@@ -238,7 +196,7 @@ def _conversation(request: AnswerRequest, store: AnswerStore, new_id: Callable[[
     return new_id()
 
 
-def _emit(ans: _Answer, sentence: write.AnswerSentence, message: str, clock: Callable[[], float]
+def _emit(ans: _Answer, sentence: AnswerSentence, message: str, clock: Callable[[], float]
           ) -> Iterator[SentenceEvent]:
     """Releases ``sentence`` (none in assessment mode when it names an option of the pasted item)."""
     if ans.graded and sentence.cites and not examprep.strip_answer_reveals([sentence.text], message):
@@ -251,7 +209,7 @@ def _emit(ans: _Answer, sentence: write.AnswerSentence, message: str, clock: Cal
 
 
 def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig,
-           ans: _Answer) -> Iterator[write.AnswerSentence]:
+           ans: _Answer) -> Iterator[AnswerSentence]:
     """The reply's sentences: exam-prep pointer, policy reply, "no lectures", outline answer, or
     the retrieved, gated and written answer (nothing when not covered)."""
     course_id, lecture_id = request.course_id, request.lecture_id
@@ -260,27 +218,27 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
     topic = examprep.quiz_intent(request.message)
     pointer = quiz_pointer.pointer(ports, course_id, lecture_id, topic, locate) if topic is not None else None
     if pointer is not None:
-        ans.outcome.writer = "exam_prep"
+        ans.outcome = fallback.Outcome("exam_prep")
         yield pointer
     elif requests_policy.unsupported(request.message):
-        ans.outcome.writer, ans.reason = "policy", "unsupported_request"
-        yield write.AnswerSentence(requests_policy.UNSUPPORTED_REPLY, [])
+        ans.outcome, ans.reason = fallback.Outcome("policy"), "unsupported_request"
+        yield AnswerSentence(requests_policy.UNSUPPORTED_REPLY, [])
     elif not (lectures := ports.store.lectures(course_id)):
         # nothing to answer from yet: say so, rather than "not covered" (it may well be, soon)
         ans.reason = "no_lectures"
-        yield write.AnswerSentence(NO_LECTURES_TEXT, [])
+        yield AnswerSentence(NO_LECTURES_TEXT, [])
     elif lecture_id and all(lecture.id != lecture_id for lecture in lectures):
         ans.reason = "lecture_not_ready"  # not "not covered": nothing of it could be searched
-        yield write.AnswerSentence(LECTURE_NOT_READY_TEXT, [])
+        yield AnswerSentence(LECTURE_NOT_READY_TEXT, [])
     elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
-        ans.outcome.writer = "outline"
+        ans.outcome = fallback.Outcome("outline")
         yield from from_outline
     else:
         yield from _retrieved(request, question, said, ports, config, ans, {l.id: l.title for l in lectures})
 
 
 def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig, ans: _Answer,
-               titles: dict[str, str]) -> Iterator[write.AnswerSentence]:
+               titles: dict[str, str]) -> Iterator[AnswerSentence]:
     """Retrieve inside the course, judge the evidence, and when it clears the gate, write."""
     course_id = request.course_id
     with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": course_id}) as span:
@@ -299,8 +257,8 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
     budget = bounded.Budget.starting_now(config.writer_deadline_s, config.writer_max_chars, ports.clock,
                                          still_wanted=ans.still_wanted, slots=ports.writer_slots)
     try:
-        yield from compose.compose(ports.index, ports.writers, question, qvec, ans.passages, titles, ans.outcome,
-                                   said=said, budget=budget)
+        ans.outcome = yield from fallback.compose(
+            ports.index, ports.writers, fallback.Composition(question, qvec, ans.passages, titles, said=said), budget)
         ans.reason = ans.outcome.limit
     finally:
         write_span.set_attribute("lc.writer", ans.outcome.writer or "")

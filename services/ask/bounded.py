@@ -6,7 +6,7 @@ queue at most ``Budget.poll_s`` at a time, so it stops the moment the deadline p
 goes, whatever the writer does: a stream that sends a word every 0.3 s forever, or that stalls
 mid-answer (its HTTP read then waits up to the writer's read timeout, ``LC_WRITER_TIMEOUT_S``, in the
 reading thread only). The reading thread stops at its next piece once told to, and closes the
-stream itself (never the garbage collector: see :meth:`services.ask.writers.OpenAIChatWriter.stream`).
+stream itself (never the garbage collector: see :meth:`services.ask.writers.cloud.OpenAIChatWriter.stream`).
 """
 
 from __future__ import annotations

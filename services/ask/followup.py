@@ -14,7 +14,7 @@ from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
 
 from .grounding import plain_text
 from .refine import content_words
-from .writers import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
+from .writers.cloud import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
 
 _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) (?:that|it|this)\b.*"
                        r"|(?:simpler|more simply|in simpler terms|eli5|i don'?t (?:get|understand)(?: it| that)?)\W*$"

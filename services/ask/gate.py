@@ -33,10 +33,11 @@ import numpy as np
 import wordfreq
 
 from lecturecopilot.vocabulary import COMMON_ZIPF
+from lecturecopilot.settings import Settings
 from lecturecopilot.vocabulary import GATE_FUNCTION_WORDS as _FUNCTION_WORDS
 
+from .ports import SearchIndex
 from .retrieve import Passage, window_score
-from .search_index import EmbeddedSearchIndex
 
 
 # How a request is framed ("explain chaining", "can you tell me about chaining", "describe how
@@ -125,8 +126,9 @@ class Evidence:
     score: float
 
 
-COVERAGE_WEIGHT = 0.75  # see the module docstring (evals.gate_fields)
-THRESHOLD = 0.82
+# the operating point (see the module docstring; fitted by evals.gate_fields): its one home is Settings
+COVERAGE_WEIGHT: float = Settings.model_fields["gate_coverage_weight"].default
+THRESHOLD: float = Settings.model_fields["gate_threshold"].default
 BACKGROUND_PASSAGES = 10.0  # passages of general English beside the course's in each IDF (idf_with_background)
 TOP = 3  # passages whose sentences and words are judged
 # A topic of everyday words only ("what time is it?" → "time", kept because the course says "time") names
@@ -137,7 +139,7 @@ TOP = 3  # passages whose sentences and words are judged
 EVERYDAY_SHARE = 0.5
 
 
-def evidence(index: EmbeddedSearchIndex, course_id: str, passages: list[Passage], query: str,
+def evidence(index: SearchIndex, course_id: str, passages: list[Passage], query: str,
              query_vec: np.ndarray, coverage_weight: float = COVERAGE_WEIGHT) -> Evidence:
     """The gate's signals for ``query`` given its retrieved ``passages`` (see module doc): ``window``
     (cosine, -1..1), ``coverage`` (0..1) and their weighted sum ``score``."""

@@ -1,5 +1,5 @@
 """What a cloud writer's sentence may say (issue 31), checked before it is released
-(:func:`services.ask.compose._checked`), after its citations are validated. A citation of the right
+(:func:`services.ask.writers.fallback._checked`), after its citations are validated. A citation of the right
 form (a passage given, a time inside it) does not make a sentence true: the writer may have been
 told by an injected instruction, or may invent. Measured on a labelled set of real lecture
 passages (``tests/data/grounding.jsonl``; ``python -m evals.grounding``).

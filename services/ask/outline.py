@@ -7,7 +7,6 @@ taught (found by the product's own retrieval). A lecture is named by :func:`lect
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable
 
 from lecturecopilot.labels import clock
@@ -15,18 +14,9 @@ from lecturecopilot.vocabulary import NUMBER_WORDS as _NUMBER_WORDS
 from lecturecopilot.vocabulary import ORDINALS as _ORDINALS
 
 from .disfluency import clean
+from .domain import AnswerSentence, Cite, LectureInfo
 from .gate import common_word
-from .write import AnswerSentence, Cite, is_chatter
-
-
-@dataclass(frozen=True)
-class LectureInfo:
-    id: str
-    number: int
-    title: str
-    duration_s: float | None
-    chapters: tuple[tuple[float, str], ...] = ()  # (start_s, title)
-    summaries: tuple[str, ...] = ()  # per chapter, its summary bullets (sentences), "\n"-joined; may be empty
+from .writers.extractive import is_chatter
 
 
 _HOW_MANY = re.compile(r"\bhow many (?:lectures|videos|classes|sessions)\b|\b(?:list|show)(?: me)? (?:all |the )*lectures\b"

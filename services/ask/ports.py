@@ -15,7 +15,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
-from .outline import LectureInfo
+from .domain import LectureInfo
 from .search_index import Hit, IndexedSentence
 
 
@@ -58,6 +58,10 @@ class SearchIndex(Protocol):
 
     def chapter_prior(self, hit: Hit, query_vec: np.ndarray) -> float | None:
         """The chapter-summary prior of the hit's chapter for the query, or None."""
+
+    def expanded_query(self, text: str, feedback: list[str], terms: int = 8, weight: float = 0.4):
+        """The BM25 query of ``text`` with pseudo-relevance feedback from the ``feedback`` passages' texts
+        (a sparse vector, given back to :meth:`search` as ``sparse_query``)."""
 
     def search(self, course_id: str, lecture_id: str | None, dense: np.ndarray, text: str, limit: int,
                sparse_query=None) -> dict[str, list[Hit]]:

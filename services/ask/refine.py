@@ -11,7 +11,7 @@ import re
 
 from lecturecopilot.vocabulary import REFINE_STOP as _STOP
 
-from .search_index import EmbeddedSearchIndex
+from .ports import SearchIndex
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -21,7 +21,7 @@ def content_words(text: str) -> set[str]:
     return {w for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1}
 
 
-def refine_time(index: EmbeddedSearchIndex, lecture_id: str, start_s: float, end_s: float, sentence: str,
+def refine_time(index: SearchIndex, lecture_id: str, start_s: float, end_s: float, sentence: str,
                 t_s: float) -> float:
     """The start (seconds) of the transcript sentence inside [start_s, end_s] that best matches
     ``sentence``; ``t_s`` unchanged when nothing in the passage shares a content word."""

@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .chargrams import grams
-from .search_index import ALL_COURSES, EmbeddedSearchIndex, Hit
+from .ports import SearchIndex
+from .search_index import ALL_COURSES, Hit
 
 RRF_K = 60
 
@@ -107,7 +108,7 @@ def best_window(vecs: np.ndarray, query_vec: np.ndarray, widths: tuple[int, ...]
     return best
 
 
-def window_score(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray) -> float:
+def window_score(index: SearchIndex, hit: Hit, query_vec: np.ndarray) -> float:
     """Best cosine between the query and a run of 1–3 consecutive sentences of the segment."""
     entry = index.sentences.get((hit.lecture_id, hit.segment_idx))
     return best_window(entry[1], query_vec)[0] if entry else 0.0
@@ -126,7 +127,7 @@ def _rescored(h: Hit, score: float) -> Hit:
     return Hit(h.point_id, h.lecture_id, h.lecture_number, h.segment_idx, h.start_s, h.end_s, h.text, score)
 
 
-def sentence_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
+def sentence_list(index: SearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
                   depth: int) -> list[Hit]:
     """Candidates of the other lists re-ranked by their best 1–3-sentence window's cosine."""
     scored = [(window_score(index, h, query_vec), h) for h in _candidates(lists).values()]
@@ -134,7 +135,7 @@ def sentence_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query
     return [_rescored(h, sc) for sc, h in scored[:depth]]
 
 
-def chargram_list(index: EmbeddedSearchIndex, course_id: str, lists: dict[str, list[Hit]], query: str,
+def chargram_list(index: SearchIndex, course_id: str, lists: dict[str, list[Hit]], query: str,
                   depth: int) -> list[Hit]:
     """Candidates of the other lists re-ranked by BM25 over character n-grams (course statistics;
     :mod:`.chargrams`); candidates sharing no n-gram with the query are left out."""
@@ -147,7 +148,7 @@ def chargram_list(index: EmbeddedSearchIndex, course_id: str, lists: dict[str, l
     return [_rescored(h, sc) for sc, h in scored[:depth]]
 
 
-def chapter_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
+def chapter_list(index: SearchIndex, lists: dict[str, list[Hit]], query_vec: np.ndarray,
                  depth: int) -> list[Hit]:
     """Candidates of the other lists ranked by their chapter-summary prior (ties: dense score);
     candidates whose chapter has no summary get the query's lowest prior, as in the paper."""
@@ -161,7 +162,7 @@ def chapter_list(index: EmbeddedSearchIndex, lists: dict[str, list[Hit]], query_
     return [_rescored(h, prior[h.point_id]) for h in scored[:depth]]
 
 
-def centered(index: EmbeddedSearchIndex, hit: Hit, query_vec: np.ndarray, target_s: float = 60.0,
+def centered(index: SearchIndex, hit: Hit, query_vec: np.ndarray, target_s: float = 60.0,
              max_s: float = 90.0) -> Hit:
     """The passage re-centred on the evidence: the segment's best 1–3-sentence window, grown
     sentence by sentence on whichever side keeps it centred (crossing the segment's edges)
@@ -195,7 +196,7 @@ def _overlap(a: Hit, b: Hit) -> float:
     return max(0.0, inter) / max(1e-9, min(a.end_s - a.start_s, b.end_s - b.start_s))
 
 
-def retrieve(index: EmbeddedSearchIndex, course_id: str, lecture_id: str | None, query_vec: np.ndarray,
+def retrieve(index: SearchIndex, course_id: str, lecture_id: str | None, query_vec: np.ndarray,
              query: str, k: int = 6, config: RetrievalConfig | None = None) -> list[Passage]:
     """The ``k`` best segments of the course (or lecture), best first. Syncs the index first."""
     cfg = config or RetrievalConfig()

@@ -23,8 +23,10 @@ segments) and the stored sparse vectors carry no modifier: the ranking stays per
 
 from __future__ import annotations
 
+import re
 import shutil
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -221,40 +223,29 @@ class EmbeddedSearchIndex:
 
     def course_vocabulary(self, course_id: str) -> dict[str, int]:
         """Lower-case words of the course's segments with their counts (for spelling correction)."""
-        import re as _re
-
         with self._lock:
-            cached = self._vocab_cache.get(course_id)
-            if cached is None:
-                cached = {}
-                for (lid, _), h in self.segments.items():
-                    if self.course_of.get(lid) == course_id:
-                        for w in _re.findall(r"[a-z]+", h.text.lower()):
-                            cached[w] = cached.get(w, 0) + 1
-                self._vocab_cache[course_id] = cached
-            return cached
+            if course_id not in self._vocab_cache:
+                words = (w for segment in self._course_words(course_id) for w in segment)
+                self._vocab_cache[course_id] = dict(Counter(words))
+            return self._vocab_cache[course_id]
 
     def course_compounds(self, course_id: str) -> dict[str, str]:
         """Two words the course says side by side at least twice, keyed by the one word they make
         when joined, where the course never says that word: {"lookup": "look up", "maxheap": "max
         heap"} (a hyphen parts words too: "max-heap"). For :func:`.spelling.correct`: a student
         who writes "lookup" asks about what the lecture calls "look up"."""
-        import re as _re
-
         with self._lock:
-            cached = self._compound_cache.get(course_id)
-            if cached is None:
+            if course_id not in self._compound_cache:
                 vocab = self.course_vocabulary(course_id)
-                pairs: dict[str, int] = {}
-                for (lid, _), h in self.segments.items():
-                    if self.course_of.get(lid) == course_id:
-                        words = _re.findall(r"[a-z]+", h.text.lower())
-                        for a, b in zip(words, words[1:]):
-                            if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocab:
-                                pairs[f"{a} {b}"] = pairs.get(f"{a} {b}", 0) + 1
-                cached = {p.replace(" ", ""): p for p, n in pairs.items() if n >= 2}
-                self._compound_cache[course_id] = cached
-            return cached
+                pairs = Counter(f"{a} {b}" for words in self._course_words(course_id) for a, b in zip(words, words[1:])
+                                if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocab)
+                self._compound_cache[course_id] = {p.replace(" ", ""): p for p, n in pairs.items() if n >= 2}
+            return self._compound_cache[course_id]
+
+    def _course_words(self, course_id: str) -> list[list[str]]:
+        """The lower-case words of each of the course's segments, in index order."""
+        return [re.findall(r"[a-z]+", h.text.lower()) for (lid, _), h in self.segments.items()
+                if self.course_of.get(lid) == course_id]
 
     def passage_tokens(self, hit: Hit) -> frozenset[int]:
         """The BM25 token ids ``hit``'s segment says (the ids ``course_df`` counts)."""
@@ -264,17 +255,11 @@ class EmbeddedSearchIndex:
         """(number of segments, document frequency per BM25 token id) over the course's segments
         only — statistics of one course never mix with another's."""
         with self._lock:
-            cached = self._df_cache.get(course_id)
-            if cached is None:
-                df: dict[int, int] = {}
-                n = 0
-                for (lid, _), toks in self.segment_tokens.items():
-                    if self.course_of.get(lid) == course_id:
-                        n += 1
-                        for t in toks:
-                            df[t] = df.get(t, 0) + 1
-                cached = self._df_cache[course_id] = (n, df)
-            return cached
+            if course_id not in self._df_cache:
+                course = [toks for (lid, _), toks in self.segment_tokens.items()
+                          if self.course_of.get(lid) == course_id]
+                self._df_cache[course_id] = (len(course), dict(Counter(t for toks in course for t in toks)))
+            return self._df_cache[course_id]
 
     def query_tokens(self, text: str) -> list[int]:
         """The BM25 token ids of ``text`` as a query (the ids :meth:`course_df` counts)."""

@@ -24,11 +24,12 @@ from lecturecopilot.settings import Settings
 
 from . import answer, practice_rpc as prpc, retrieve
 from .examprep import practice, store as examprep_store
-from .answer import AnswerConfig, AnswerRequest, Done, SentenceEvent
+from .answer import AnswerConfig, AnswerRequest
+from .domain import Done, SentenceEvent
 from .ports import AskPorts
 from .search_index import EmbeddedSearchIndex, QdrantServerBackend
 from .store import AskStore
-from .writers import configured_writers
+from .writers.cloud import configured_writers
 
 log = logging.getLogger("services.ask")
 MAX_QUESTION_CHARS = answer.MAX_QUESTION_CHARS

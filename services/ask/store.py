@@ -18,7 +18,7 @@ from psycopg_pool import ConnectionPool
 from lecturecopilot import db
 
 from .examprep import store as examprep_store
-from .outline import LectureInfo
+from .domain import LectureInfo
 from .ports import Embedder, RecordedAnswer
 
 log = logging.getLogger(__name__)

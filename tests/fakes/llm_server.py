@@ -48,7 +48,7 @@ def _clock(t: float) -> str:
 
 
 def answer_for(prompt: str, mode: str, attempt: int) -> str:
-    """The fake model's answer text for a prompt built by ``services.ask.writers.user_prompt``
+    """The fake model's answer text for a prompt built by ``services.ask.writers.cloud.user_prompt``
     (or, for a follow-up rewrite prompt, a standalone question)."""
     if prompt.startswith("Conversation:"):
         last = prompt.rsplit("Last message: ", 1)[-1].strip()

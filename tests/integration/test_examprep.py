@@ -163,7 +163,7 @@ def test_model_written_set_records_the_model_and_keeps_valid_citations(stack, mi
 
 def test_cloud_writer_writes_the_set_through_its_api_and_falls_back_when_down(stack, mit, embed, fake_llm):
     from lecturecopilot.settings import Settings
-    from services.ask.writers import configured_writers
+    from services.ask.writers.cloud import configured_writers
 
     _, ids = mit
     writers = configured_writers(Settings(groq_api_key="gsk_test", groq_base_url=fake_llm.url, writer_order="groq",

@@ -13,11 +13,11 @@ import zlib
 import numpy as np
 import pytest
 
-from services.ask import examprep, write
-from services.ask.answer import LECTURE_NOT_READY_TEXT, AnswerRequest, Done, InvalidQuestion, NotFound, \
-    SentenceEvent, answer_question, check_request
+from services.ask import examprep
+from services.ask.answer import LECTURE_NOT_READY_TEXT, AnswerRequest, InvalidQuestion, NotFound, answer_question, \
+    check_request
 from services.ask.chargrams import CourseGrams
-from services.ask.outline import LectureInfo
+from services.ask.domain import DECLINE_TEXT, Done, LectureInfo, SentenceEvent
 from services.ask.ports import AskPorts, RecordedAnswer
 from services.ask.search_index import Hit, IndexedSentence
 
@@ -225,7 +225,7 @@ def test_a_covered_question_is_answered_with_citations_from_the_index(store):
 def test_an_uncovered_question_is_declined(store):
     events, done = ask(store, "How do you bake sourdough bread?")
     assert done.declined and done.reason == "not_covered" and done.sources == []
-    assert [(e.sentence.text, e.sentence.cites) for e in events] == [(write.DECLINE_TEXT, [])]
+    assert [(e.sentence.text, e.sentence.cites) for e in events] == [(DECLINE_TEXT, [])]
     assert done.answer == "Not covered in these lectures."
 
 

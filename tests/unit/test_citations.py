@@ -92,7 +92,7 @@ def test_validate(cites, ok, reason_part):
 
 
 def _streamed(pieces) -> tuple[list[str], str]:
-    """``pieces`` cut as a stream is cut (``services.ask.compose._Cutter``): each piece added to the
+    """``pieces`` cut as a stream is cut (``services.ask.writers.fallback._Cutter``): each piece added to the
     buffer, which ``take_sentences`` looks at from where it last found nothing."""
     got, buffer, since = [], "", 0
     for piece in pieces:

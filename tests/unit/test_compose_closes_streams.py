@@ -1,4 +1,4 @@
-"""``services.ask.compose.compose`` closes a writer's stream as soon as it gives the answer up: left to
+"""``services.ask.writers.fallback.compose`` closes a writer's stream as soon as it gives the answer up: left to
 the garbage collector, httpcore's finalizer for an open response can take the connection pool's lock
 inside the same thread's request and hang it (encode/httpcore#990; the ask service hung so in CI)."""
 
@@ -8,9 +8,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from services.ask.compose import Outcome, compose
+from services.ask.domain import NOT_COVERED
 from services.ask.retrieve import Passage
-from services.ask.writers import NOT_COVERED
+from services.ask.writers.fallback import Composition, compose
 
 
 class RecordingWriter:
@@ -41,11 +41,21 @@ class RecordingWriter:
         raise AssertionError("not used")
 
 
+def _drained(answer) -> tuple[list, object]:
+    """The sentences ``compose`` yields and the outcome it returns."""
+    out = []
+    while True:
+        try:
+            out.append(next(answer))
+        except StopIteration as stop:
+            return out, stop.value
+
+
 def test_a_rejected_stream_is_closed_before_the_next_attempt_starts():
     hit = SimpleNamespace(lecture_id="L1", lecture_number=1, start_s=0.0, end_s=30.0,
                           text="Hashing maps keys to slots.")
-    writer, outcome = RecordingWriter(), Outcome()
-    out = list(compose(None, [writer], "what is hashing?", np.zeros(384, dtype=np.float32),
-                       [Passage(hit, 1.0)], {"L1": "Hashing"}, outcome))
+    writer = RecordingWriter()
+    out, outcome = _drained(compose(None, [writer], Composition(
+        "what is hashing?", np.zeros(384, dtype=np.float32), [Passage(hit, 1.0)], {"L1": "Hashing"})))
     assert out == [] and outcome.not_covered and outcome.attempts == 2
     assert writer.events == ["asked 1", "closed 1", "asked 2", "closed 2"]

@@ -1,7 +1,7 @@
 import pytest
 
 from lecturecopilot.labels import citation_label, clock
-from services.ask.write import clean
+from services.ask.disfluency import clean
 
 
 @pytest.mark.parametrize("t,expected", [(0, "0:00"), (59.9, "0:59"), (61, "1:01"), (1892.4, "31:32"),
@@ -29,7 +29,7 @@ def test_clean_removes_fillers_and_stutter(raw, expected):
     ("Yeah.", True), ("Chaining keeps a list in each slot.", False), ("Does hashing make lookups fast?", False),
     ("So this is an idea called chaining.", False)])
 def test_classroom_chatter_is_recognised(text, chatter):
-    from services.ask.write import is_chatter
+    from services.ask.writers.extractive import is_chatter
 
     assert is_chatter(text) is chatter
 
@@ -71,7 +71,7 @@ def _sents(*texts):
       "So what does merge sort do first?"), (0, 2), (0, 1)),
 ])
 def test_answer_run_moves_past_the_question_it_opens_with(texts, window, expected):
-    from services.ask.write import answer_run
+    from services.ask.writers.extractive import answer_run
 
     assert answer_run(_sents(*texts), *window) == expected
 
@@ -82,13 +82,13 @@ def test_answer_run_moves_past_the_question_it_opens_with(texts, window, expecte
     ("That's the key, yeah?", False), ("Merge sort takes n log n time.", False),
 ])
 def test_is_question(text, asks):
-    from services.ask.write import is_question
+    from services.ask.writers.extractive import is_question
 
     assert is_question(text) is asks
 
 
 def test_fresh_ranges_leave_out_what_the_previous_answer_said():
-    from services.ask.write import _fresh_ranges
+    from services.ask.writers.extractive import _fresh_ranges
 
     sents = _sents("a", "b", "c", "d", "e", "f")  # sentence k starts at k seconds
     assert _fresh_ranges(sents, {("L", 1.0), ("L", 2.0)}, "L") == [(0, 1), (3, 6)]

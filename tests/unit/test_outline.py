@@ -2,7 +2,8 @@
 
 import pytest
 
-from services.ask.outline import LectureInfo, answer
+from services.ask.domain import LectureInfo
+from services.ask.outline import answer
 
 LECTURES = [LectureInfo("a", 3, "Sets and Sorting", 3170.0, ((0.0, "Sets"), (1300.0, "Sorting"))),
             LectureInfo("b", 4, "Hashing", 3080.0)]

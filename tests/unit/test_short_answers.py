@@ -1,5 +1,5 @@
 """An extractive answer is never a six-word fragment because the sentence most like the question was the
-lecturer asking it (services.ask.write._more): real MIT 6.006 sentences (lecture 5, 5:19–7:15), real
+lecturer asking it (services.ask.writers.extractive._more): real MIT 6.006 sentences (lecture 5, 5:19–7:15), real
 embeddings from the packaged MiniLM."""
 
 from types import SimpleNamespace
@@ -8,7 +8,7 @@ from lecturecopilot import models
 from lecturecopilot.settings import Settings
 from services.ask.retrieve import Passage
 from services.ask.search_index import Hit, IndexedSentence
-from services.ask.write import MIN_RUN_WORDS, extractive_answer
+from services.ask.writers.extractive import MIN_RUN_WORDS, extractive_answer
 
 FIRST = [(319.8, "Does everyone remember what we talked about last week?"),
          (324.1, "And we then, I didn't show you this chart at the end, but I'm showing it to you now."),
@@ -54,7 +54,7 @@ def test_an_answer_after_the_lecturers_own_question_takes_the_sentences_that_ans
 def test_a_slide_does_not_make_a_run_long_enough_to_answer():
     """Only one item of a slide is shown, so its heading and items do not count towards the words an
     answer needs (the demo's "What is chaining?" was a slide item and "So this is an idea called chaining.")."""
-    from services.ask.write import answer_run
+    from services.ask.writers.extractive import answer_run
 
     sents = [IndexedSentence(196.5, 197.9, "Why chaining works: Any sequence structure can be a chain; Choose h so that "
                                            "chains stay short; Short chains: constant-time operations", "slide"),

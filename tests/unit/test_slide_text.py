@@ -1,5 +1,5 @@
 """A slide as a sentence (lecturecopilot.slidetext.slide_sentence) and as a quote in an answer
-(services.ask.write.slide_excerpt): list markers are layout, each bullet is an item, and a quote is one
+(services.ask.writers.extractive.slide_excerpt): list markers are layout, each bullet is an item, and a quote is one
 item, never cut inside brackets."""
 
 from lecturecopilot.slidetext import slide_sentence, strip_bullet
@@ -75,7 +75,7 @@ def test_brackets_numbered_lists_and_empty_items():
 
 
 def test_classroom_talk_does_not_open_a_slide_quote_and_the_quote_ends_a_sentence():
-    from services.ask.write import is_chatter
+    from services.ask.writers.extractive import is_chatter
     said = ("Chaining: Does that make sense? So this is an idea called chaining, a list in every slot; "
             "Open addressing probes")
     quote = slide_excerpt(said, "what is chaining?", is_chatter)
@@ -98,7 +98,7 @@ def test_a_slide_without_list_markers_keeps_its_lines_apart():
 def test_an_answer_does_not_say_what_its_slide_quote_just_showed():
     from services.ask.retrieve import Passage
     from services.ask.search_index import Hit, IndexedSentence
-    from services.ask.write import _written
+    from services.ask.writers.extractive import _written
 
     p = Passage(Hit("p1", "L", 4, 0, 190.0, 250.0, "", 1.0), 1.0)
     run = [(p, IndexedSentence(196.0, 200.0, "Hashing: Does that make sense? So this is an idea called chaining, "

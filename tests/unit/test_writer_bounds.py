@@ -1,4 +1,4 @@
-"""Bounds on a cloud writer's stream (issue 31; services/ask/bounded.py, services/ask/compose.py): the
+"""Bounds on a cloud writer's stream (issue 31; services/ask/bounded.py, services/ask/writers/fallback.py): the
 whole answer path (``answer_question``) over the in-memory ports of test_answer_usecase.py, with
 generator writers that are slow, endless, huge, stalled or answer while every stream slot is taken.
 The budget's clock is a fake one that each piece moves on, so the deadline is met without waiting
@@ -10,7 +10,8 @@ import threading
 import time
 
 from services.ask import bounded
-from services.ask.answer import AnswerConfig, AnswerRequest, Done, answer_question
+from services.ask.answer import AnswerConfig, AnswerRequest, answer_question
+from services.ask.domain import Done
 from services.ask.ports import AskPorts
 
 from test_answer_usecase import A, HASHING, FakeIndex, FakeStore, embed  # the use case's in-memory ports

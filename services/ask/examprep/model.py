@@ -8,7 +8,7 @@ from typing import Sequence
 
 from lecturecopilot.labels import citation_label
 
-from ..write import clean
+from ..disfluency import clean
 from .questions import LectureSentence, Question
 from .terms import contains, norm
 
@@ -25,7 +25,7 @@ MODEL_PROMPT = (
 def model_questions(writer, lecture_id: str, lecture_number: int, sentences: Sequence[LectureSentence],
                     chapters: Sequence[tuple[float, float, str]], *, max_questions: int = 8,
                     max_chars: int = 1800) -> list[Question]:
-    """Questions written by ``writer.complete()`` (services/ask/writers.py), one per chapter
+    """Questions written by ``writer.complete()`` (services/ask/writers/cloud.py), one per chapter
     (start_s, end_s, title); each reply's quote must be found in a sentence of that chapter,
     which becomes the citation. Replies that do not parse or quote the passage are skipped;
     ``WriterUnavailable`` propagates. ``method`` is the writer's model name."""

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from lecturecopilot.labels import clock
 
-from .. import outline, retrieve, spelling, write
+from .. import outline, retrieve, spelling
+from ..domain import AnswerSentence, Cite
 from ..locate import Locate
 from ..ports import AskPorts
 from .terms import contains
 
 
 def pointer(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str,
-            locate: Locate) -> write.AnswerSentence | None:
+            locate: Locate) -> AnswerSentence | None:
     """"Quiz me on hashing": one sentence pointing to the practice questions of the lecture
     that teaches the topic (the one lecture titled with it, else, behind the relevance gate
     (``locate``), the lecture with most of the top 6 retrieved passages, rank-weighted), cited at
@@ -35,17 +36,17 @@ def pointer(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str,
     n = ports.store.practice_questions(target.id, ports.embed)
     about = f" on {topic}" if topic else ""
     if n:
-        return write.AnswerSentence(
+        return AnswerSentence(
             f"Lecture {target.number}, “{target.title}”, has {n} practice question{'s' if n != 1 else ''}{about}: "
             f"open its exam-prep questions to test yourself, each explained with the moment of the lecture it "
-            f"comes from.", [write.Cite(target.id, target.number, 0.0)])
+            f"comes from.", [Cite(target.id, target.number, 0.0)])
     # none could be written from it (too little said in checkable sentences): where to study instead
     at = locate(topic) if topic else None
     t_s = at[1] if at and at[0] == target.id else 0.0
     where = (f"it teaches this around {clock(t_s)}" if topic and t_s else
              "it teaches this" if topic else "start from the beginning of the lecture")
-    return write.AnswerSentence(f"Lecture {target.number}, “{target.title}”, has no practice questions (none "
-                                f"could be written from it); {where}.", [write.Cite(target.id, target.number, t_s)])
+    return AnswerSentence(f"Lecture {target.number}, “{target.title}”, has no practice questions (none "
+                                f"could be written from it); {where}.", [Cite(target.id, target.number, t_s)])
 
 
 def _teaching(ports: AskPorts, course_id: str, lecture_id: str | None, topic: str, lectures: dict,

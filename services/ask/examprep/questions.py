@@ -14,7 +14,7 @@ import numpy as np
 
 from lecturecopilot.labels import citation_label
 
-from ..write import clean
+from ..disfluency import clean
 from .terms import EmbedFn, Vocabulary, _content, contains, course_vocabulary, norm, quantities_in, \
     quantity_distractors, quantity_kind, rarity, term_distractors, term_key, terms_in, unit_of
 

@@ -19,7 +19,7 @@ from psycopg.rows import dict_row
 
 from lecturecopilot.labels import citation_label
 
-from ..writers import WriterUnavailable
+from ..writers.cloud import WriterUnavailable
 from .check import checked
 from .model import model_questions
 from .questions import EmbedFn, LectureSentence, Question, extractive_questions, target_questions

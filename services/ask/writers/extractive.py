@@ -7,39 +7,14 @@ markers, hedges, tag questions, repeats), nothing else of what was said changes.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
-from lecturecopilot.labels import citation_label
-
-from .disfluency import clean
-from .retrieve import Passage, best_window
-from .search_index import EmbeddedSearchIndex
-from .slidequote import slide_excerpt
-
-DECLINE_TEXT = "Not covered in these lectures."
-
-@dataclass(frozen=True)
-class Cite:
-    """A validated citation: the moment ``t_s`` (seconds) of a lecture of the active course."""
-
-    lecture_id: str
-    lecture_number: int
-    t_s: float
-
-    @property
-    def label(self) -> str:
-        return citation_label(self.lecture_number, self.t_s)
-
-
-@dataclass
-class AnswerSentence:
-    """One sentence of an answer and the citations that back it (at least one, unless declined)."""
-
-    text: str
-    cites: list[Cite]
-
+from ..disfluency import clean
+from ..domain import AnswerSentence, Cite
+from ..ports import SearchIndex
+from ..retrieve import Passage, best_window
+from ..slidequote import slide_excerpt
 
 _CHATTER = re.compile(
     r"^(?:(?:so|and|but|ok(?:ay)?|all right|right|now|yeah|well)[,.]?\s*)*"
@@ -122,11 +97,15 @@ def _fresh_ranges(sents: list, said: set[tuple[str, float]], lecture_id: str) ->
     return out
 
 
-def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
-                      *, from_passages: int = 3, widths: tuple[int, ...] = (2, 3),
-                      rank_penalty: float = 0.15, said: set[tuple[str, float]] | None = None) -> list[AnswerSentence]:
-    """The answer: the best run of 2–3 consecutive transcript sentences among the best
-    ``from_passages`` passages, each sentence cleaned and cited at the second it starts.
+FROM_PASSAGES = 3  # the best passages an extractive answer is taken from
+WIDTHS = (2, 3)    # the lengths (sentences) of the runs it scores
+
+
+def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
+                      *, rank_penalty: float = 0.15, said: set[tuple[str, float]] | None = None
+                      ) -> list[AnswerSentence]:
+    """The answer: the best run of 2–3 (:data:`WIDTHS`) consecutive transcript sentences among the best
+    :data:`FROM_PASSAGES` passages, each sentence cleaned and cited at the second it starts.
 
     A run's score is the cosine between the query and the normalised sum of its sentences'
     embeddings, minus ``rank_penalty`` per rank of its passage (retrieval's judgement counts
@@ -145,7 +124,7 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     around it), else from the others; a follow-up never repeats the answer.
     """
     best: tuple[float, Passage, list, int, int] | None = None
-    pool = list(enumerate(passages[:from_passages]))
+    pool = list(enumerate(passages[:FROM_PASSAGES]))
     if said:  # go on where the last answer was: the passages it cited come first, if they have more to say
         held = [(rank, p) for rank, p in enumerate(passages) if any(
             lid == p.hit.lecture_id and p.hit.start_s - 0.05 <= t <= p.hit.end_s + 0.05 for lid, t in said)]
@@ -157,14 +136,13 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
         sents, vecs = entry
         ranges = _fresh_ranges(sents, said, p.hit.lecture_id) if said else [(0, len(sents))]
         ranges = [(lo, hi) for lo, hi in ranges if hi - lo >= 2] if said else ranges
-        cos, i, j = max((best_window(vecs, query_vec, widths, lo, hi) for lo, hi in ranges),
+        cos, i, j = max((best_window(vecs, query_vec, WIDTHS, lo, hi) for lo, hi in ranges),
                         default=(-1.0, 0, 0), key=lambda b: b[0])
         score = cos - rank_penalty * rank + (10.0 if said and (rank, p) in held else 0.0)
         if j > i and (best is None or score > best[0]):
             best = (score, p, sents, i, j)
     if best is None:  # nothing left unsaid in these passages: the best run, even if said before
-        return extractive_answer(index, passages, query, query_vec, from_passages=from_passages, widths=widths,
-                                 rank_penalty=rank_penalty) if said else []
+        return extractive_answer(index, passages, query, query_vec, rank_penalty=rank_penalty) if said else []
     _, p, sents, i, j = best
     if said:  # keep the run inside its fresh range
         lo, hi = next((lo, hi) for lo, hi in _fresh_ranges(sents, said, p.hit.lecture_id) if lo <= i < hi)
@@ -172,7 +150,7 @@ def extractive_answer(index: EmbeddedSearchIndex, passages: list[Passage], query
     else:
         i, j = answer_run(sents, i, j)
     run = [(p, s) for s in sents[i:j]]
-    more = [] if said else _more(index, passages[:from_passages], query, query_vec, run)
+    more = [] if said else _more(index, passages[:FROM_PASSAGES], query, query_vec, run)
     return _written(run + sorted(more, key=lambda ps: (ps[0].hit.lecture_number, ps[1].start_s)), query)
 
 
@@ -183,7 +161,7 @@ _DETAIL = re.compile(r"\b(?:in (?:more )?detail|step by step|elaborate|thoroughl
                      r"more about|walk me through)\b", re.IGNORECASE)
 
 
-def _more(index: EmbeddedSearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
+def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
           run: list[tuple[Passage, object]]) -> list[tuple[Passage, object]]:
     """Sentences of the top passages that add to the anchor ``run``: single sentences whose
     cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter or

@@ -18,6 +18,9 @@ citation is ever shown.
   client goes. Past the deadline, or with every stream slot taken, the extractive writer answers at
   once (or, after a sentence was released, the answer ends there); a stream over its characters is
   that writer's failure. :attr:`Outcome.limit` then names the bound, for the answer's ``reason``.
+
+:func:`compose` tries one writer at a time (:func:`_attempt`, which returns what the attempt came to);
+:func:`_verdict` says what follows it.
 """
 
 from __future__ import annotations
@@ -29,21 +32,23 @@ from typing import Generator, Iterator
 
 import numpy as np
 
-from . import bounded, citations, grounding, refine, write
-from .retrieve import Passage
-from .search_index import EmbeddedSearchIndex
-from .writers import NOT_COVERED, PromptPassage, Writer, WriterUnavailable
+from .. import bounded, citations, grounding, refine
+from ..domain import NOT_COVERED, AnswerSentence, Cite, PromptPassage
+from ..ports import SearchIndex
+from ..retrieve import Passage
+from . import extractive
+from .cloud import Writer, WriterUnavailable
 
 log = logging.getLogger(__name__)
 
 LIMITS = (bounded.TOOK_TOO_LONG, bounded.ANSWER_TOO_LONG, bounded.BUSY)  # the bounds an answer's reason names
 
 
-@dataclass
+@dataclass(frozen=True)
 class Outcome:
-    """Filled in as :func:`compose` runs: which writer answered, whether it declined, and ``limit``:
-    the bound (one of :data:`LIMITS`) that cut the cloud answer short or had the extractive writer
-    answer instead, "" when none did."""
+    """What :func:`compose` came to, its return value: which writer answered, whether it declined,
+    how many cloud attempts it took, and ``limit``: the bound (one of :data:`LIMITS`) that cut the
+    cloud answer short or had the extractive writer answer instead, "" when none did."""
 
     writer: str = "extractive"
     not_covered: bool = False
@@ -51,7 +56,22 @@ class Outcome:
     limit: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
+class Composition:
+    """What an answer is written from: the ``question``, its embedding ``query_vec``, the retrieved
+    ``passages`` (best first; the first ``max_passages`` are the cloud writers'), the course's lecture
+    ``titles`` by lecture id, and ``said``: what the previous answer cited, for a "why?" follow-up (see
+    :func:`.extractive.extractive_answer`)."""
+
+    question: str
+    query_vec: np.ndarray
+    passages: list[Passage]
+    titles: dict[str, str]
+    said: set[tuple[str, float]] | None = None
+    max_passages: int = 6
+
+
+@dataclass(frozen=True)
 class _Attempt:
     """What one attempt of one writer came to: sentences ``released``; ``rejected``, why a sentence
     failed validation; ``unavailable``, the writer failed; ``spent``, the bound that stopped its
@@ -98,88 +118,107 @@ def _refs(passages: list[Passage]) -> list[citations.PassageRef]:
             for i, p in enumerate(passages)]
 
 
-def _release(index: EmbeddedSearchIndex, text: str, valid: list[citations.ValidCitation]) -> write.AnswerSentence:
+def _release(index: SearchIndex, text: str, valid: list[citations.ValidCitation]) -> AnswerSentence:
     cites = []
     for v in valid:
         t = refine.refine_time(index, v.passage.lecture_id, v.passage.start_s, v.passage.end_s, text, v.t_s)
-        cite = write.Cite(v.passage.lecture_id, v.passage.lecture_number, round(t, 2))
+        cite = Cite(v.passage.lecture_id, v.passage.lecture_number, round(t, 2))
         if cite not in cites:
             cites.append(cite)
-    return write.AnswerSentence(text, cites)
+    return AnswerSentence(text, cites)
 
 
-def compose(index: EmbeddedSearchIndex, writers: list[Writer], question: str, query_vec: np.ndarray,
-            passages: list[Passage], titles: dict[str, str], outcome: Outcome,
-            max_passages: int = 6, said: set[tuple[str, float]] | None = None,
-            budget: bounded.Budget | None = None) -> Iterator[write.AnswerSentence]:
-    """Yields validated answer sentences (see module docstring); sets ``outcome``. ``said``: what the
-    previous answer cited, for a "why?" follow-up (see :func:`write.extractive_answer`); ``budget``:
-    the bounds on the cloud writers (None: none but their own time-outs)."""
-    use = passages[:max_passages]
+def compose(index: SearchIndex, writers: list[Writer], inputs: Composition,
+            budget: bounded.Budget | None = None) -> Generator[AnswerSentence, None, Outcome]:
+    """Yields validated answer sentences (see module docstring), then returns the :class:`Outcome`.
+    ``budget``: the bounds on the cloud writers (None: none but their own time-outs)."""
+    use = inputs.passages[:inputs.max_passages]
     refs = _refs(use)
-    prompt = [PromptPassage(r.n, r.lecture_number, titles.get(r.lecture_id, ""), r.start_s, r.end_s, p.hit.text)
-              for r, p in zip(refs, use)]
+    prompt = [PromptPassage(r.n, r.lecture_number, inputs.titles.get(r.lecture_id, ""), r.start_s, r.end_s,
+                            p.hit.text) for r, p in zip(refs, use)]
     budget = budget or bounded.Budget()
-    if (yield from _cloud(index, writers, _Ask(question, prompt, refs), budget, outcome)):
-        return
-    outcome.writer = "extractive"
-    outcome.limit = next((r for r in reversed(budget.spent) if r in LIMITS), "")
-    yield from write.extractive_answer(index, passages, question, query_vec, said=said)
+    settled, attempts = yield from _cloud(index, writers, _Ask(inputs.question, prompt, refs), budget)
+    if settled is not None:
+        return settled
+    limit = next((r for r in reversed(budget.spent) if r in LIMITS), "")
+    yield from extractive.extractive_answer(index, inputs.passages, inputs.question, inputs.query_vec,
+                                            said=inputs.said)
+    return Outcome("extractive", False, attempts, limit)
 
 
-def _cloud(index: EmbeddedSearchIndex, writers: list[Writer], ask: _Ask, budget: bounded.Budget,
-           outcome: Outcome) -> Generator[write.AnswerSentence, None, bool]:
+_FINAL, _EXTRACTIVE, _NEXT, _AGAIN = "final", "extractive", "next writer", "again"
+
+
+def _cloud(index: SearchIndex, writers: list[Writer], ask: _Ask, budget: bounded.Budget
+           ) -> Generator[AnswerSentence, None, tuple[Outcome | None, int]]:
     """The cloud writers' sentences, each writer tried twice at most (see module docstring); returns
-    True when the answer is final (sentences released, declined, or the client gone), False when
-    the extractive writer is to answer."""
+    the answer's :class:`Outcome` when it is final (sentences released, declined, or the client gone),
+    None when the extractive writer is to answer, and the number of attempts made."""
+    attempts = 0
     for writer in writers:
         reason: str | None = None
         for n in range(2):
-            outcome.attempts += 1
-            att = _Attempt()
-            yield from _attempt(index, writer, ask, reason, budget, outcome, att)
-            if att.released and att.spent in LIMITS:
-                outcome.limit = att.spent  # an answer cut short by a bound: say so
-            if att.released and att.rejected:  # a later sentence failed: keep what was shown, drop the rest
-                log.warning("writer %s: dropped the rest of an answer (%s)", writer.name, att.rejected)
-            if att.released or att.not_covered or att.spent == bounded.CLIENT_LEFT:
-                return True
-            if att.spent in (bounded.TOOK_TOO_LONG, bounded.BUSY):
-                return False  # no time (or no stream) left for any writer
-            if att.unavailable or att.spent == bounded.ANSWER_TOO_LONG:
-                break  # next writer
+            attempts += 1
+            att = yield from _attempt(index, writer, ask, reason, budget)
+            verdict = _verdict(writer, att)
+            if verdict == _FINAL:
+                return _settled(writer, att, attempts), attempts
+            if verdict == _EXTRACTIVE:
+                return None, attempts  # no time (or no stream) left for any writer
+            if verdict == _NEXT:
+                break
             reason = att.rejected or "the answer had no sentence"
             log.warning("writer %s attempt %d rejected: %s", writer.name, n + 1, reason)
-    return False
+    return None, attempts
 
 
-def _attempt(index: EmbeddedSearchIndex, writer: Writer, ask: _Ask, reason: str | None, budget: bounded.Budget,
-             outcome: Outcome, att: _Attempt) -> Iterator[write.AnswerSentence]:
+def _verdict(writer: Writer, att: _Attempt) -> str:
+    """What follows ``att``: the answer is final (:data:`_FINAL`), the extractive writer answers
+    (:data:`_EXTRACTIVE`), the next writer is tried (:data:`_NEXT`) or the same one asked again
+    (:data:`_AGAIN`)."""
+    if att.released and att.rejected:  # a later sentence failed: keep what was shown, drop the rest
+        log.warning("writer %s: dropped the rest of an answer (%s)", writer.name, att.rejected)
+    if att.released or att.not_covered or att.spent == bounded.CLIENT_LEFT:
+        return _FINAL
+    if att.spent in (bounded.TOOK_TOO_LONG, bounded.BUSY):
+        return _EXTRACTIVE
+    if att.unavailable or att.spent == bounded.ANSWER_TOO_LONG:
+        return _NEXT
+    return _AGAIN
+
+
+def _settled(writer: Writer, att: _Attempt, attempts: int) -> Outcome:
+    """The outcome of an answer that ``att`` made final; ``limit`` names the bound that cut a released
+    answer short."""
+    return Outcome(writer.name if att.released or att.not_covered else "extractive", att.not_covered, attempts,
+                   att.spent if att.released and att.spent in LIMITS else "")
+
+
+def _attempt(index: SearchIndex, writer: Writer, ask: _Ask, reason: str | None, budget: bounded.Budget
+             ) -> Generator[AnswerSentence, None, _Attempt]:
     """One attempt of ``writer`` (``reason``: why its last answer was rejected): its stream read within
-    ``budget``, cut into sentences, each released once it passes validation; what it came to is left
-    in ``att``. The stream is closed as soon as the attempt ends (see :func:`bounded.read`)."""
+    ``budget``, cut into sentences, each released once it passes validation; returns what it came to.
+    The stream is closed as soon as the attempt ends (see :func:`bounded.read`)."""
+    released = 0
     try:
         with contextlib.closing(bounded.read(writer.stream(ask.question, ask.prompt, reason), budget)) as pieces:
             for sentence in _sentences(pieces):
-                if sentence.strip().strip(".").upper() == NOT_COVERED and not att.released:
-                    att.not_covered = True
-                    outcome.writer, outcome.not_covered = writer.name, True
-                    return
+                if not released and sentence.strip().strip(".").upper() == NOT_COVERED:
+                    return _Attempt(not_covered=True)
                 text, valid, why = _checked(sentence, ask)
                 if why is not None:
-                    att.rejected = why
-                    return
-                outcome.writer = writer.name
-                att.released += 1
+                    return _Attempt(released, rejected=why)
+                released += 1
                 yield _release(index, text, valid)
     except WriterUnavailable as e:
         log.warning("writer %s unavailable: %s", writer.name, e)
-        att.unavailable = True
         if e.timed_out:  # a stream that stalled past its read time-out: it, too, took too long
             budget.spent.append(bounded.TOOK_TOO_LONG)
+        return _Attempt(released, unavailable=True)
     except bounded.Spent as e:
         log.warning("writer %s stopped: %s", writer.name, e.reason)
-        att.spent = e.reason
+        return _Attempt(released, spent=e.reason)
+    return _Attempt(released)
 
 
 def _sentences(pieces: Iterator[str]) -> Iterator[str]:
