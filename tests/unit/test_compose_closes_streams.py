@@ -11,6 +11,7 @@ import numpy as np
 from services.ask.domain import NOT_COVERED
 from services.ask.retrieve import Passage
 from services.ask.writers.fallback import Composition, compose
+from generators import drained
 
 
 class RecordingWriter:
@@ -41,21 +42,11 @@ class RecordingWriter:
         raise AssertionError("not used")
 
 
-def _drained(answer) -> tuple[list, object]:
-    """The sentences ``compose`` yields and the outcome it returns."""
-    out = []
-    while True:
-        try:
-            out.append(next(answer))
-        except StopIteration as stop:
-            return out, stop.value
-
-
 def test_a_rejected_stream_is_closed_before_the_next_attempt_starts():
     hit = SimpleNamespace(lecture_id="L1", lecture_number=1, start_s=0.0, end_s=30.0,
                           text="Hashing maps keys to slots.")
     writer = RecordingWriter()
-    out, outcome = _drained(compose(None, [writer], Composition(
+    out, outcome = drained(compose(None, [writer], Composition(
         "what is hashing?", np.zeros(384, dtype=np.float32), [Passage(hit, 1.0)], {"L1": "Hashing"})))
     assert out == [] and outcome.not_covered and outcome.attempts == 2
     assert writer.events == ["asked 1", "closed 1", "asked 2", "closed 2"]

@@ -12,6 +12,7 @@ import pytest
 from services.ask.grounding import THRESHOLD, addresses, plain_text, stem, ungrounded
 from services.ask.retrieve import Passage
 from services.ask.writers.fallback import Composition, compose
+from generators import drained
 
 PASSAGE = ("Universal hashing picks the hash function at random from a family, so that for any two keys "
            "the chance of a collision is at most one over m.")
@@ -159,22 +160,12 @@ class ScriptedWriter:
         raise AssertionError("not used")
 
 
-def _drained(answer) -> tuple[list, object]:
-    """The sentences ``compose`` yields and the outcome it returns."""
-    out = []
-    while True:
-        try:
-            out.append(next(answer))
-        except StopIteration as stop:
-            return out, stop.value
-
-
 def test_compose_asks_again_after_the_instruction_and_releases_only_plain_text():
     hit = SimpleNamespace(lecture_id="L5", lecture_number=5, start_s=0.0, end_s=30.0, text=HEAP)
     writer = ScriptedWriter(f"{EVIL} [S1 @ 0:01]",
                             "A <b>binary heap</b> is stored in an array<script>alert(document.cookie)</script> "
                             "[S1 @ 0:01]. It is a complete <img src=x onerror=alert(1)>binary tree [S1 @ 0:02].")
-    out, outcome = _drained(compose(SimpleNamespace(lecture_sentences={}), [writer], Composition(
+    out, outcome = drained(compose(SimpleNamespace(lecture_sentences={}), [writer], Composition(
         "what is a heap?", np.zeros(384, dtype=np.float32), [Passage(hit, 1.0)], {"L5": "Heaps"})))
     assert [s.text for s in out] == ["A binary heap is stored in an array.", "It is a complete binary tree."]
     assert outcome.writer == "scripted" and outcome.attempts == 2
