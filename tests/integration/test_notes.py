@@ -217,3 +217,21 @@ def test_a_note_survives_a_renumber_and_goes_with_its_lecture_course_or_account(
     with stack.db() as c:
         c.execute("DELETE FROM users WHERE email=%s", ("notes-leaving@example.edu",))
     assert count("SELECT count(*) FROM notes WHERE email=%s", "notes-leaving@example.edu") == 0
+
+
+def test_a_note_on_a_course_one_can_no_longer_see_is_unknown(stack, world):
+    """A course made private after a student's note: the note is a 404 "Unknown note." on every
+    route, telling nothing of the lecture (its number, its length), until the course opens again."""
+    base = stack.base
+    course = _course(stack, world["owner"], "Notes course closing")
+    lecture = _lecture(stack, course, world["owner"])
+    mine = _add(stack, world["other"], lecture, "Before it closed", 1)
+    assert requests.patch(f"{base}/api/courses/{course}", json={"visibility": "private"}, headers=world["owner"],
+                          timeout=10).json()["visibility"] == "private"
+    for method, body in [("PATCH", {"text": "still here"}), ("PATCH", {"t_s": 999}), ("DELETE", None)]:
+        r = _call(world["other"], method, f"{base}/api/notes/{mine['id']}", json=body)
+        assert _code(r) == (404, "not_found") and "Unknown note" in r.text and "lecture" not in r.text, (method, r.text)
+    assert requests.patch(f"{base}/api/courses/{course}", json={"visibility": "public"}, headers=world["owner"],
+                          timeout=10).json()["visibility"] == "public"
+    r = _call(world["other"], "PATCH", f"{base}/api/notes/{mine['id']}", json={"text": "open again"})
+    assert r.status_code == 200 and r.json()["text"] == "open again", r.text

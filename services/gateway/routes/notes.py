@@ -49,10 +49,17 @@ def _within(t_s: float, duration_s: float | None) -> float:
 
 
 def _own_note(note_id: str, email: str) -> dict:
-    """The caller's note, or 404 "Unknown note." (unknown, or another's: the same answer)."""
+    """The caller's note, or 404 "Unknown note." (unknown, another's, or on a lecture the caller may no
+    longer see, e.g. of a course made private: the same answer, and nothing of the lecture told)."""
     row = notes_store.note(ctx().pool, a_uuid(note_id, "note"), email)
     if row is None:
         raise not_found("note")
+    try:
+        lecture_row(str(row["lecture_id"]))
+    except ApiError as e:
+        if e.status != 404:
+            raise
+        raise not_found("note") from None
     return row
 
 
