@@ -160,6 +160,8 @@ def test_bad_notes_are_refused_with_the_field_named(stack, world):
         assert _code(r) == (400, code), (body, r.text)
         assert r.json()["error"]["field"] == field and r.json()["error"]["message"]
     assert len(_add(stack, me, l1, "y" * 4000, duration)["text"]) == 4000  # the bounds themselves are taken
+    zero = _add(stack, me, l1, "at the start", -0.0)  # JSON's -0.0 is the start, not a negative moment
+    assert str(zero["t_s"]) == "0.0" and zero["link"].endswith("&t=0"), zero
     note = _add(stack, me, l1, "to edit", 1)
     r = _call(me, "PATCH", f"{base}/api/notes/{note['id']}", json={"t_s": duration + 5})
     assert _code(r) == (400, "invalid_t_s")

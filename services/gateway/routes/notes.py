@@ -41,11 +41,12 @@ def _count_write() -> None:
 
 
 def _within(t_s: float, duration_s: float | None) -> float:
-    """``t_s`` when it lies inside the lecture (0 .. its duration, when known); 400 ``invalid_t_s`` otherwise."""
+    """``t_s`` when it lies inside the lecture (0 .. its duration, when known), -0.0 as 0.0 (IEEE 754:
+    -0.0 + 0.0 is 0.0); 400 ``invalid_t_s`` otherwise."""
     if duration_s is not None and t_s > duration_s:
         raise ApiError(400, "invalid_t_s", f"'t_s' must be within the lecture (at most {duration_s:g} s).",
                        extra={"field": "t_s"})
-    return t_s
+    return t_s + 0.0
 
 
 def _own_note(note_id: str, email: str) -> dict:
