@@ -88,3 +88,20 @@ def test_terms_hold_a_distinctive_word_and_no_common_edges():
     terms = {" ".join(t.words) for t in slide_terms([PHOTO, CHEM])}
     assert "thylakoid" in terms and "Haber process" in terms
     assert "The Haber" not in terms and "Water split" not in terms
+
+
+def test_a_non_word_that_shares_the_terms_stem_is_the_term_misheard():
+    # "telomerane" is no English word: the recognizer misheard "telomerase", it did not write a form of it
+    out = respell(_words("and telomerane extends the ends"), [DNA])
+    assert _text(out) == "and Telomerase extends the ends"
+    assert similarity(["telomerane"], ["Telomerase"]) >= 0.7
+
+
+def test_a_real_word_or_a_longer_spelling_is_still_another_form():
+    # a known word is a form of the term ("depolarizes"), a span that spells the whole (OCR-broken)
+    # term inside it is kept, and a non-word plus a real word is not respelled as a two-word term
+    broken = SlideText(8.0, 30.0, "Mohorovi i discontinuity")
+    period = SlideText(8.0, 30.0, "Refractory period")
+    for text, slide in [("the membrane depolarizes the cell", NEURON), ("the Mohorovičić discontinuity", broken),
+                        ("Refractoryness is also", period)]:
+        assert _text(respell(_words(text), [slide])) == text
