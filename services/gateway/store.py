@@ -8,7 +8,9 @@ callers hash them: ``accounts.py``, ``auth.py``).
 The transcript and chapters (``sentences``, ``chapters``, ``transcript_words``, written by index) and
 ``lectures``/``courses`` are read here as the documented read model of those tables (README, "How
 it works"); practice questions, their reports, attempts and generations belong to ask and are
-reached only through its gRPC (``routes/practice.py``).
+reached only through its gRPC (``routes/practice.py``), as is the course of an answer (``GetAnswer``,
+``routes/answers.py``). The course insights still read ask's ``answers`` here (joined with the
+gateway's ``feedback``): ``tests/unit/test_table_owners.py`` lists each such read (CROSS_READS).
 """
 
 from __future__ import annotations
@@ -168,13 +170,6 @@ def caption_rows(pool: ConnectionPool, lecture_id: str) -> tuple[list[dict], lis
 
 
 # -- answers and feedback --------------------------------------------------------------------
-def answer_course(pool: ConnectionPool, answer_id: str) -> str | None:
-    """The course id of a recorded answer, or None."""
-    with pool.connection() as conn:
-        row = conn.execute("SELECT course_id FROM answers WHERE id=%s", (answer_id,)).fetchone()
-    return str(row["course_id"]) if row else None
-
-
 def rate_answer(pool: ConnectionPool, answer_id: str, rater: str, rating: str, comment: str | None) -> None:
     """Records ``rater``'s rating of an answer, replacing their earlier one."""
     with pool.connection() as conn:

@@ -77,7 +77,9 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/ask/store.py", "chapters", "a course's chapters for the outline answers"),
     ("services/gateway/notes_store.py", "lectures", f"a note's lecture number and title; {_LECTURE_READ_MODEL}"),
     ("services/gateway/store.py", "lectures", f"the lecture pages and access checks; {_LECTURE_READ_MODEL}"),
-    ("services/gateway/store.py", "answers", "answer_course (feedback's access check) and the course insights"),
+    ("services/gateway/store.py", "answers", "the course insights (insight_rows): answers joined "
+     "with the gateway's feedback and lectures; an ask RPC of the aggregates, with feedback moved to ask "
+     "(a RateAnswer RPC), would replace it"),
     ("services/gateway/store.py", "chapters", "GET /v1/lectures/{id}: the lecture's chapters"),
     ("services/gateway/store.py", "sentences", "the lecture's transcript page and caption export"),
     ("services/gateway/store.py", "transcript_words", "the caption export's word timings"),
