@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
@@ -28,10 +27,6 @@ from lecturecopilot import vectors
 #: their own (``owner_email``) and those they are a member of; params ``admin`` and ``email``
 VISIBLE = ("(c.visibility='public' OR %(admin)s OR lower(coalesce(c.owner_email,''))=%(email)s OR EXISTS "
            "(SELECT 1 FROM course_members m WHERE m.course_id=c.id AND m.email=%(email)s))")
-
-
-class NumberTaken(Exception):
-    """Another lecture of the course has that number (the unique index refused the change)."""
 
 
 @dataclass(frozen=True)
@@ -123,17 +118,6 @@ def lecture_in_course(pool: ConnectionPool, lecture_id: str, course_id) -> bool:
     with pool.connection() as conn:
         return conn.execute("SELECT 1 FROM lectures WHERE id=%s AND course_id=%s",
                             (lecture_id, course_id)).fetchone() is not None
-
-
-def rename_lecture(pool: ConnectionPool, lecture_id, title: str, number: int) -> dict | None:
-    """Sets title and number; the updated row, or None when the lecture is gone. Raises
-    :class:`NumberTaken` when another lecture of the course has ``number``."""
-    try:
-        with pool.connection() as conn:
-            return conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
-                                (title, number, lecture_id)).fetchone()
-    except psycopg.errors.UniqueViolation:
-        raise NumberTaken(number) from None
 
 
 def lecture_status(pool: ConnectionPool, lecture_id) -> dict | None:

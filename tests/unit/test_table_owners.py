@@ -102,8 +102,6 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
 
 #: (module, table, why): a write (INSERT/UPDATE/DELETE target, DDL) of another unit's table. Only shrinks.
 CROSS_WRITES: frozenset[tuple[str, str, str]] = frozenset({
-    ("services/gateway/store.py", "lectures", "PATCH /v1/lectures/{id}: title and number; an ingest gRPC/HTTP "
-     "call (ingest owns numbering) would replace it"),
     ("services/index/store.py", "lectures", "indexed_at and the 'ready' status; a 'lecture.indexed' event "
      "consumed by ingest would replace it"),
     ("services/transcribe/handlers.py", "lectures", "transcribed_at, slides_read_at, web_path; as index's"),
