@@ -4,8 +4,9 @@ The servicer only translates proto ↔ domain and streams: ``Ask`` runs the answ
 (:func:`services.ask.answer.answer_question`: retrieve inside the course → gate → write → stream each
 sentence (``delta`` then ``sentence`` with its citation) → ``done``, every exchange recorded in
 Postgres by :class:`services.ask.store.AskStore`); ``Search``, ``GeneratePractice`` and ``Embed`` call
-retrieval, exam prep and the embedding model; the practice RPCs (``ListPractice`` ... ``AnswerPractice``)
-call :mod:`services.ask.examprep.practice` through the translations of :mod:`services.ask.practice_rpc`.
+retrieval, exam prep and the embedding model; ``GetAnswer`` gives a recorded answer's course (the
+gateway's check of who may rate it); the practice RPCs (``ListPractice`` ... ``AnswerPractice``) call
+:mod:`services.ask.examprep.practice` through the translations of :mod:`services.ask.practice_rpc`.
 """
 
 from __future__ import annotations
@@ -123,6 +124,13 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"At most {MAX_EMBED_TEXTS} texts per call.")
         vecs = self._embed_many([t[:MAX_QUESTION_CHARS] for t in texts]) if texts else []
         return ask_pb2.EmbedResponse(vectors=[ask_pb2.Vector(values=[float(x) for x in v]) for v in vecs])
+
+    def GetAnswer(self, request, context):  # noqa: N802 - gRPC naming
+        """The course of a recorded answer; NOT_FOUND "Unknown answer." when there is none."""
+        course_id = self.store.answer_course(request.answer_id)
+        if course_id is None:
+            context.abort(grpc.StatusCode.NOT_FOUND, "Unknown answer.")
+        return ask_pb2.AnswerInfo(answer_id=request.answer_id, course_id=course_id)
 
     # -- practice questions (the gateway checks who may call) -------------------------------------
     def ListPractice(self, request, context):  # noqa: N802 - gRPC naming

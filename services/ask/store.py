@@ -1,6 +1,6 @@
 """All of the ask service's SQL (tables in ``lecturecopilot/schema.sql``): courses and lectures it
 answers about, conversations (``answers`` rows: ownership, history, what was cited), assessment
-mode, the recorded answers, and the count of a lecture's practice questions. Exam prep's own
+mode, the recorded answers (and the course of one, for ``GetAnswer``), and the count of a lecture's practice questions. Exam prep's own
 tables are reached through :mod:`services.ask.examprep.store`.
 
 Each method reads or writes in one go on a pooled connection and runs again on a new
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+import uuid
 from typing import Sequence
 
 from psycopg_pool import ConnectionPool
@@ -70,6 +71,18 @@ class AskStore:
             rows = conn.execute("SELECT sentences FROM answers WHERE conversation_id=%s AND course_id=%s AND NOT declined "
                                 "ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
         return {(c["lecture_id"], float(c["t_s"])) for r in rows for s in r["sentences"] for c in s["citations"]}
+
+    @db.retry_on_disconnect
+    def answer_course(self, answer_id: str) -> str | None:
+        """The course id of the recorded answer ``answer_id``; None for an unknown answer or an id
+        that is no UUID."""
+        try:
+            answer_id = str(uuid.UUID(answer_id))
+        except ValueError:
+            return None
+        with self.pool.connection() as conn:
+            row = conn.execute("SELECT course_id::text AS course_id FROM answers WHERE id=%s", (answer_id,)).fetchone()
+        return row["course_id"] if row else None
 
     @db.retry_on_disconnect
     def assessment_mode(self, course_id: str) -> bool:

@@ -8,7 +8,9 @@ callers hash them: ``accounts.py``, ``auth.py``).
 The transcript and chapters (``sentences``, ``chapters``, ``transcript_words``, written by index) and
 ``lectures``/``courses`` are read here as the documented read model of those tables (README, "How
 it works"); practice questions, their reports, attempts and generations belong to ask and are
-reached only through its gRPC (``routes/practice.py``).
+reached only through its gRPC (``routes/practice.py``), as is the course of an answer (``GetAnswer``,
+``routes/answers.py``). The course insights still read ask's ``answers`` here (joined with the
+gateway's ``feedback``): ``tests/unit/test_table_owners.py`` lists each such read (CROSS_READS).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import psycopg
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
@@ -26,10 +27,6 @@ from lecturecopilot import vectors
 #: their own (``owner_email``) and those they are a member of; params ``admin`` and ``email``
 VISIBLE = ("(c.visibility='public' OR %(admin)s OR lower(coalesce(c.owner_email,''))=%(email)s OR EXISTS "
            "(SELECT 1 FROM course_members m WHERE m.course_id=c.id AND m.email=%(email)s))")
-
-
-class NumberTaken(Exception):
-    """Another lecture of the course has that number (the unique index refused the change)."""
 
 
 @dataclass(frozen=True)
@@ -123,17 +120,6 @@ def lecture_in_course(pool: ConnectionPool, lecture_id: str, course_id) -> bool:
                             (lecture_id, course_id)).fetchone() is not None
 
 
-def rename_lecture(pool: ConnectionPool, lecture_id, title: str, number: int) -> dict | None:
-    """Sets title and number; the updated row, or None when the lecture is gone. Raises
-    :class:`NumberTaken` when another lecture of the course has ``number``."""
-    try:
-        with pool.connection() as conn:
-            return conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s RETURNING *",
-                                (title, number, lecture_id)).fetchone()
-    except psycopg.errors.UniqueViolation:
-        raise NumberTaken(number) from None
-
-
 def lecture_status(pool: ConnectionPool, lecture_id) -> dict | None:
     """``{"status", "stage", "progress", "error"}`` of a lecture, or None once it is deleted."""
     with pool.connection() as conn:
@@ -168,13 +154,6 @@ def caption_rows(pool: ConnectionPool, lecture_id: str) -> tuple[list[dict], lis
 
 
 # -- answers and feedback --------------------------------------------------------------------
-def answer_course(pool: ConnectionPool, answer_id: str) -> str | None:
-    """The course id of a recorded answer, or None."""
-    with pool.connection() as conn:
-        row = conn.execute("SELECT course_id FROM answers WHERE id=%s", (answer_id,)).fetchone()
-    return str(row["course_id"]) if row else None
-
-
 def rate_answer(pool: ConnectionPool, answer_id: str, rater: str, rating: str, comment: str | None) -> None:
     """Records ``rater``'s rating of an answer, replacing their earlier one."""
     with pool.connection() as conn:

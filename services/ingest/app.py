@@ -20,6 +20,8 @@ The routes are :mod:`.routes`' blueprints; errors and body bounds are wired in :
 Request bodies are bounded in time (``httpserve.bounded_bodies``), a little beyond the gateway's
 bounds so that the gateway, which faces the client, is the one that drops a slow upload.
 ``POST /v1/lectures/<id>/retry`` → 202 (a failed lecture re-queued), 404, 409.
+``PATCH /v1/lectures/<id>`` JSON ``title``, ``number`` → 204 (renamed and renumbered: ingest owns the
+``lectures`` rows), 400, 404, 409 ``number_taken``.
 ``DELETE /v1/lectures/<id>`` and ``DELETE /v1/courses/<id>`` → 204: rows and media removed.
 """
 

@@ -1,13 +1,16 @@
 """Lecture numbers: one per course (citations name lectures by number), 0..:data:`MAX_NUMBER`,
 held by an open resumable upload until it finishes or expires. The checks an upload's declared
-number must pass and their errors; the SQL is :class:`~.store.IngestStore`'s."""
+number must pass and their errors, and the renumbering of a lecture; the SQL is
+:class:`~.store.IngestStore`'s."""
 
 from __future__ import annotations
+
+import uuid
 
 from lecturecopilot.settings import Settings
 
 from .errors import IngestError
-from .store import IngestStore
+from .store import IngestStore, NumberInUse
 
 MAX_NUMBER = 9999  # lecture numbers: 0..9999 (the gateway's schemas say the same)
 
@@ -54,3 +57,19 @@ def number_reserved(number: int) -> IngestError:
     return IngestError(f"Lecture {number} of this course is being uploaded now; the upload holds the number until "
                        "it finishes, or until it expires for want of chunks. Choose another number.",
                        status=409, code="number_taken")
+
+
+def rename_lecture(records: IngestStore, lecture_id: str, title: str, number: int) -> None:
+    """Sets a lecture's title and number (the gateway decided who may: ``PATCH /api/lectures/{id}``).
+    Raises :class:`IngestError` 404 ``not_found`` for an unknown lecture, 409 ``number_taken`` when
+    another lecture of its course has ``number`` (also when two changes race for it)."""
+    try:
+        lecture_id = str(uuid.UUID(lecture_id))
+    except ValueError:
+        raise IngestError("Unknown lecture.", status=404, code="not_found") from None
+    try:
+        renamed = records.rename_lecture(lecture_id, title, number)
+    except NumberInUse:
+        raise number_taken(number) from None
+    if not renamed:
+        raise IngestError("Unknown lecture.", status=404, code="not_found")

@@ -15,7 +15,7 @@ from . import resumable
 from .core import Upload, UploadRequest, ingest_lecture, retry_lecture
 from .deletion import delete_course, delete_lectures
 from .errors import IngestError
-from .numbers import MAX_NUMBER
+from .numbers import MAX_NUMBER, rename_lecture
 from .partfiles import discard_rest
 from .spool import GuardedSpool
 from .web import err, ingest
@@ -163,6 +163,19 @@ def retry(lecture_id: str):
     """A failed lecture re-queued → 202; 404 unknown, 409 not failed."""
     parts = ingest()
     return jsonify(retry_lecture(records=parts.records, publish=parts.publish, lecture_id=lecture_id)), 202
+
+
+@lectures.patch("/v1/lectures/<lecture_id>")
+def rename(lecture_id: str):
+    """JSON ``title`` (a string) and ``number`` (0..MAX_NUMBER): the lecture renamed and renumbered
+    → 204; 400 ``invalid_json``, 404 unknown, 409 ``number_taken`` (the gateway checked who may)."""
+    data = request.get_json(silent=True)
+    number = data.get("number") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or not isinstance(data.get("title"), str) or not isinstance(number, int) \
+            or isinstance(number, bool) or not 0 <= number <= MAX_NUMBER:
+        return err(400, "invalid_json", f'Send JSON: {{"title": a string, "number": 0 to {MAX_NUMBER}}}.')
+    rename_lecture(ingest().records, lecture_id, data["title"], number)
+    return "", 204
 
 
 @lectures.delete("/v1/lectures/<lecture_id>")

@@ -1,5 +1,5 @@
 """All of the ingest service's SQL (tables in ``lecturecopilot/schema.sql``): the courses an
-upload goes into (read), the ``lectures`` rows it registers, re-queues and deletes, and the
+upload goes into (read), the ``lectures`` rows it registers, renames or renumbers, re-queues and deletes, and the
 ``uploads`` rows of resumable uploads (their state machine is :mod:`services.ingest.resumable`).
 
 Methods marked "retried" run again on a new connection if Postgres cut theirs
@@ -45,6 +45,10 @@ class CourseGone(Exception):
 
 class NumbersExhausted(Exception):
     """The course has no free lecture number left above its highest, up to the highest allowed."""
+
+
+class NumberInUse(Exception):
+    """Another lecture of the course has that number (the unique index refused a renumbering)."""
 
 
 class IngestStore:
@@ -147,6 +151,18 @@ class IngestStore:
         with self.pool.connection() as conn:
             return {str(r["id"]) for r in conn.execute("SELECT id FROM lectures WHERE id = ANY(%s::uuid[])",
                                                        (list(lecture_ids),)).fetchall()}
+
+    @db.retry_on_disconnect
+    def rename_lecture(self, lecture_id: str, title: str, number: int) -> bool:
+        """Sets the lecture's title and number; False when there is no such lecture (retried: a repeat
+        sets the same). Raises :class:`NumberInUse` when another lecture of its course has ``number``
+        (``lectures_course_number``, the unique index, decides between racing changes)."""
+        try:
+            with self.pool.connection() as conn:
+                return conn.execute("UPDATE lectures SET title=%s, number=%s, updated_at=now() WHERE id=%s",
+                                    (title, number, lecture_id)).rowcount > 0
+        except psycopg.errors.UniqueViolation:
+            raise NumberInUse(number) from None
 
     def requeue_failed(self, lecture_id: str) -> dict | None:
         """A failed lecture bumped to its next ``generation`` and reset to ``queued`` (its row as it

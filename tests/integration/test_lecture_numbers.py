@@ -69,6 +69,27 @@ def test_parallel_renumbers_to_one_number_give_one_200_and_409s(stack):
     assert r.status_code == 409 and r.json()["error"]["code"] == "number_taken", r.text
 
 
+def test_ingest_renames_its_lectures_and_refuses_what_is_not_a_rename(stack):
+    """Ingest owns the lectures rows: the gateway's PATCH is ingest's ``PATCH /v1/lectures/{id}``."""
+    course = stack.create_course("Ingest renames")
+    first, second = (_upload(stack, course, n, n).json()["lecture_id"] for n in (1, 2))
+    ingest = f"{stack.settings.ingest_url}/v1/lectures"
+    r = requests.patch(f"{ingest}/{first}", json={"title": "Heaps", "number": 5}, timeout=10)
+    assert r.status_code == 204, r.text
+    lecture = requests.get(f"{stack.base}/api/lectures/{first}", timeout=10).json()
+    assert (lecture["title"], lecture["number"]) == ("Heaps", 5)
+    r = requests.patch(f"{ingest}/{second}", json={"title": "Trees", "number": 5}, timeout=10)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "number_taken", r.text
+    for lecture_id in (uuid.uuid4(), "not-a-uuid"):
+        r = requests.patch(f"{ingest}/{lecture_id}", json={"title": "x", "number": 1}, timeout=10)
+        assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", r.text
+    for body in ({"title": "x"}, {"title": 3, "number": 1}, {"title": "x", "number": True},
+                 {"title": "x", "number": -1}, {"title": "x", "number": 10_000}, ["x", 1]):
+        r = requests.patch(f"{ingest}/{second}", json=body, timeout=10)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_json", (body, r.text)
+    assert _numbers(stack, course) == [2, 5]
+
+
 @pytest.fixture
 def scratch_db(stack):
     """A database of its own on the stack's Postgres server (dropped afterwards): its URL."""

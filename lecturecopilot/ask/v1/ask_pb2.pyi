@@ -156,6 +156,20 @@ class GeneratePracticeResponse(_message.Message):
     question_ids: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, method: _Optional[str] = ..., written: _Optional[int] = ..., kept: _Optional[int] = ..., seconds: _Optional[float] = ..., question_ids: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class AnswerRef(_message.Message):
+    __slots__ = ("answer_id",)
+    ANSWER_ID_FIELD_NUMBER: _ClassVar[int]
+    answer_id: str
+    def __init__(self, answer_id: _Optional[str] = ...) -> None: ...
+
+class AnswerInfo(_message.Message):
+    __slots__ = ("answer_id", "course_id")
+    ANSWER_ID_FIELD_NUMBER: _ClassVar[int]
+    COURSE_ID_FIELD_NUMBER: _ClassVar[int]
+    answer_id: str
+    course_id: str
+    def __init__(self, answer_id: _Optional[str] = ..., course_id: _Optional[str] = ...) -> None: ...
+
 class EmbedRequest(_message.Message):
     __slots__ = ("texts",)
     TEXTS_FIELD_NUMBER: _ClassVar[int]

@@ -54,6 +54,11 @@ class AskServiceStub:
                 request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.SerializeToString,
                 response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.FromString,
                 _registered_method=True)
+        self.GetAnswer = channel.unary_unary(
+                '/lecturecopilot.ask.v1.AskService/GetAnswer',
+                request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerRef.SerializeToString,
+                response_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerInfo.FromString,
+                _registered_method=True)
         self.ListPractice = channel.unary_unary(
                 '/lecturecopilot.ask.v1.AskService/ListPractice',
                 request_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.ListPracticeRequest.SerializeToString,
@@ -118,6 +123,14 @@ class AskServiceServicer:
     def Embed(self, request, context):
         """Sentence embeddings from the course embedder (all-MiniLM-L6-v2, L2-normalised, 384
         values each), one per text, for work outside ask that needs them (course insights).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetAnswer(self, request, context):
+        """The course of a recorded answer (ask owns answers), for the gateway's check of who may rate it.
+        NOT_FOUND: unknown answer (message "Unknown answer.").
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -190,6 +203,11 @@ def add_AskServiceServicer_to_server(servicer, server):
                     servicer.Embed,
                     request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.FromString,
                     response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.SerializeToString,
+            ),
+            'GetAnswer': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetAnswer,
+                    request_deserializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerRef.FromString,
+                    response_serializer=lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerInfo.SerializeToString,
             ),
             'ListPractice': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPractice,
@@ -330,6 +348,33 @@ class AskService:
             '/lecturecopilot.ask.v1.AskService/Embed',
             lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedRequest.SerializeToString,
             lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.EmbedResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetAnswer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lecturecopilot.ask.v1.AskService/GetAnswer',
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerRef.SerializeToString,
+            lecturecopilot_dot_ask_dot_v1_dot_ask__pb2.AnswerInfo.FromString,
             options,
             channel_credentials,
             insecure,

@@ -30,6 +30,7 @@ bp = Blueprint("answers", __name__)
 
 FIRST_EVENT_WAIT_S = 0.5  # how long a streamed ask waits for ask's first event before sending headers
 KEEPALIVE_S = 1.0  # SSE comment interval while ask is still working
+FEEDBACK_LOOKUP_S = 10  # ask's GetAnswer (one indexed row) before a rating is taken
 RETRIED = ("answers.ask_question", "answers.search")  # before ask they only read (a use is rolled back on loss)
 
 
@@ -195,13 +196,18 @@ def _relay(call, events: queue.Queue, item, use: limits.Use | None):
 def feedback(answer_id: str, body: schemas.Feedback):
     """Rates an answer → 204. One rating per person (the keyed hash the limits use) per answer:
     a new one replaces the person's earlier rating and comment. ``LC_FEEDBACK_LIMIT`` ratings an
-    hour per person (429 beyond), counted once the answer and body are checked."""
+    hour per person (429 beyond), counted once the answer and body are checked. The answer's course
+    comes from ask (``GetAnswer``): 503 ``ask_unavailable`` while ask is not reachable."""
     aid = a_uuid(answer_id, "answer")
     pool = ctx().pool
-    course_id = store.answer_course(pool, aid)
-    if course_id is None:
-        raise not_found("answer")
-    within_course(course_id, "answer")
+    try:  # ask owns the answers: their course comes from its GetAnswer
+        got = ctx().ask.GetAnswer(ask_pb2.AnswerRef(answer_id=aid), timeout=FEEDBACK_LOOKUP_S,
+                                  metadata=telemetry.grpc_metadata())
+    except grpc.RpcError as e:
+        if e.code() == grpc.StatusCode.NOT_FOUND:
+            raise not_found("answer") from None
+        raise grpc_error(e) from None
+    within_course(got.course_id, "answer")
     rater = person()
     limited([(f"feedback:{rater}", limits.HOUR_S, ctx().settings.feedback_limit)], "ratings this hour")
     store.rate_answer(pool, aid, rater, body.rating, body.comment)

@@ -22,6 +22,7 @@ from ..errors import ApiError, not_found
 from .courses import lecture_json
 
 bp = Blueprint("lectures", __name__)
+RENAME_TIMEOUT_S = 30  # ingest's PATCH /v1/lectures/{id}: one UPDATE
 
 
 @bp.post("/api/courses/<course_id>/lectures")
@@ -105,17 +106,25 @@ def get_lecture(lecture_id: str):
 def update_lecture(lecture_id: str, body: schemas.LectureUpdate):
     """Renames or renumbers a lecture (owner or admin); 409 ``number_taken`` when another lecture
     of the course has the number, also when two requests race for it (the unique index decides).
+    Ingest, which owns the lectures, makes the change (``PATCH /v1/lectures/{id}``): 503
+    ``ingest_unavailable`` while it is not reachable.
     Ask reads numbers and titles from Postgres at every request, so answers, search, the outline
     and exam-prep pointers show the change at once."""
     r = lecture_row(lecture_id, manage=True)
     title = r["title"] if body.title is None else body.title
     number = r["number"] if body.number is None else body.number
-    try:
-        row = store.rename_lecture(ctx().pool, r["id"], title, number)
-    except store.NumberTaken:
+    resp = ingest_client.call("PATCH", f"/v1/lectures/{r['id']}", json={"title": title, "number": number},
+                              timeout_s=RENAME_TIMEOUT_S)  # ingest owns the lectures rows
+    if resp.status_code == 409:
         raise ApiError(409, "number_taken", f"The course already has a lecture {number}; citations name "
-                                            "lectures by number, so each needs its own.") from None
-    if row is None:
+                                            "lectures by number, so each needs its own.")
+    if resp.status_code == 404:
+        raise not_found("lecture")
+    if resp.status_code != 204:
+        raise ApiError(503, "ingest_unavailable", "The upload service could not change the lecture; try again "
+                       "shortly.", headers={"Retry-After": "5"})
+    row = store.lecture(ctx().pool, r["id"])
+    if row is None:  # deleted meanwhile
         raise not_found("lecture")
     return lecture_json(row)
 
