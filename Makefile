@@ -66,7 +66,8 @@ capacity: setup
 test-deploy: setup-test
 	$(PY) -m pytest -q tests/deploy
 
-## PNGs of the course list, the course page, a streamed answer with chips and the instructor's upload page,
+## PNGs of the course list, the course page, a streamed answer with chips, the instructor's upload page and the
+## "about 12:31" moment tag in the ask box,
 ## at desktop and phone widths, into docs/screenshots/ (a throw-away stack, a real browser).
 screenshots: setup-test
-	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py tests/integration/test_web_practice.py tests/integration/test_web_notes.py -k "screenshots or uploads or practises or insights or notes"
+	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py tests/integration/test_web_practice.py tests/integration/test_web_notes.py tests/integration/test_web_moments.py -k "screenshots or uploads or practises or insights or notes or removable_tag"

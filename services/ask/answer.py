@@ -11,6 +11,9 @@ the clock). It only sequences the steps, each its own module:
    (:mod:`services.ask.outline`);
 4. retrieve inside the course (:mod:`services.ask.retrieve`), the relevance gate
    (:mod:`services.ask.gate`), the cited answer written and validated (:mod:`services.ask.writers.fallback`);
+   a question about the player's moment (:mod:`services.ask.moment`: it points at the screen, or "about
+   this moment" is on) is written from the moment's window first, with no gate (the moment is its topic);
+   a question naming its own topic uses the moment only to break ties between passages;
 5. assessment mode: no sentence names an option of a pasted graded item;
 6. the exchange recorded once, then :class:`Done`.
 
@@ -22,14 +25,16 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import uuid
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from lecturecopilot import telemetry
+from lecturecopilot.labels import citation_label
 from lecturecopilot.settings import Settings
 
-from . import bounded, examprep, followup, gate, outline, requests_policy, retrieve, spelling
+from . import bounded, examprep, followup, gate, moment, outline, requests_policy, retrieve, spelling
 from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
 from .examprep import pointer as quiz_pointer
 from .locate import locator
@@ -88,11 +93,31 @@ def check_request(store: AnswerStore, course_id: str, lecture_id: str, text: str
     return course, lecture, text
 
 
+MAX_MOMENT_S = 86400.0  # no lecture is longer than a day (ingest takes videos of at most 2 h)
+
+
+def check_moment(store: AnswerStore, course_id: str, lecture_id: str | None, at_lecture: str, t_s: float,
+                 focus: bool = False) -> moment.Moment:
+    """The player's position of a question as a :class:`moment.Moment`. Raises NotFound for a lecture
+    not in ``course_id`` (a checked course id); InvalidQuestion for a ``t_s`` that is not a finite
+    number from 0 to ``MAX_MOMENT_S`` seconds, or a moment of another lecture than the one the
+    question is scoped to (``lecture_id``)."""
+    lecture = uuid_or_none(at_lecture)
+    if lecture is None or not store.lecture_in_course(lecture, course_id):
+        raise NotFound("Unknown lecture in this course.")
+    if not (math.isfinite(t_s) and 0.0 <= t_s <= MAX_MOMENT_S):
+        raise InvalidQuestion(f"The moment must be a number of seconds from 0 to {MAX_MOMENT_S:g}.")
+    if lecture_id and lecture != lecture_id:
+        raise InvalidQuestion("The moment must be in the lecture the question is asked about.")
+    return moment.Moment(lecture, t_s + 0.0, focus)
+
+
 @dataclass(frozen=True)
 class AnswerRequest:
     """A checked question (:func:`check_request`): ``message`` as typed (whitespace collapsed);
     ``conversation_id`` to continue (None or unknown: a new one); ``asker`` who asks (None:
-    anonymous); ``staff`` whether the asker teaches the course."""
+    anonymous); ``staff`` whether the asker teaches the course; ``at`` the player's position when it was
+    asked (:func:`check_moment`; None: none)."""
 
     course_id: str
     lecture_id: str | None
@@ -100,6 +125,7 @@ class AnswerRequest:
     conversation_id: str | None = None
     asker: str | None = None
     staff: bool = False
+    at: moment.Moment | None = None
 
 
 @dataclass(frozen=True)
@@ -160,14 +186,15 @@ def answer_question(request: AnswerRequest, ports: AskPorts, config: AnswerConfi
     (the client went away) stops the work: nothing more is written, shown or recorded."""
     t0 = ports.clock()
     conversation_id = _conversation(request, ports.store, ports.new_id)
-    question, said = followup.resolve(ports.store, ports.writers, conversation_id, request.course_id,
-                                      request.message)
+    question, said, leans = followup.resolve(ports.store, ports.writers, conversation_id, request.course_id,
+                                             request.message)
     ports.index.sync_course(request.course_id)
     standalone = question  # recorded as asked (a follow-up: as rewritten), not as spelling corrected it
     question = corrected(ports.index, request.course_id, question)
     graded = ports.store.assessment_mode(request.course_id) and examprep.looks_like_graded_item(request.message)
     ans = _Answer(t0, graded, still_wanted=still_wanted)
-    with contextlib.closing(_reply(request, question, said, ports, config, ans)) as reply:
+    about = request.at is not None and (request.at.focus or moment.screen_reference(request.message) or leans)
+    with contextlib.closing(_reply(request, question, said if not about else None, about, ports, config, ans)) as reply:
         for sentence in reply:
             if not still_wanted():  # the client went away: stop working
                 log.info("client went away; stopped writing")
@@ -208,10 +235,11 @@ def _emit(ans: _Answer, sentence: AnswerSentence, message: str, clock: Callable[
     yield SentenceEvent(sentence, (" " if len(ans.out) > 1 else "") + sentence.text)
 
 
-def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config: AnswerConfig,
+def _reply(request: AnswerRequest, question: str, said, about: bool, ports: AskPorts, config: AnswerConfig,
            ans: _Answer) -> Iterator[AnswerSentence]:
-    """The reply's sentences: exam-prep pointer, policy reply, "no lectures", outline answer, or
-    the retrieved, gated and written answer (nothing when not covered)."""
+    """The reply's sentences: exam-prep pointer, policy reply, "no lectures", the answer about the
+    moment (``about``: the question is about ``request.at``), outline answer, or the retrieved, gated
+    and written answer (nothing when not covered)."""
     course_id, lecture_id = request.course_id, request.lecture_id
     locate = locator(ports.index, ports.embed, course_id, lecture_id, config.gate_threshold,
                      config.gate_coverage_weight)
@@ -230,6 +258,8 @@ def _reply(request: AnswerRequest, question: str, said, ports: AskPorts, config:
     elif lecture_id and all(lecture.id != lecture_id for lecture in lectures):
         ans.reason = "lecture_not_ready"  # not "not covered": nothing of it could be searched
         yield AnswerSentence(LECTURE_NOT_READY_TEXT, [])
+    elif about and (first := _moment_first(request.at, ports, lectures)):
+        yield from _from_moment(request, question, ports, config, ans, {l.id: l.title for l in lectures}, first)
     elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
         ans.outcome = fallback.Outcome("outline")
         yield from from_outline
@@ -245,6 +275,8 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
         topic_q = gate.request_topic(question)  # "explain chaining" is searched as "chaining"
         qvec = ports.embed([topic_q])[0]
         ans.passages = retrieve.retrieve(ports.index, course_id, request.lecture_id, qvec, topic_q, k=6)
+        if request.at is not None:  # a question naming its own topic: the moment only breaks ties
+            ans.passages = moment.tie_break(ans.passages, request.at)
         ans.retrieve_ms = (ports.clock() - ans.t0) * 1000
         ev = gate.evidence(ports.index, course_id, ans.passages, question, qvec, config.gate_coverage_weight)
         covered = gate.covered(ev, config.gate_threshold)
@@ -252,13 +284,50 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
         span.set_attribute("lc.covered", covered)
     if not covered:
         return
+    yield from _write(ports, config, ans, fallback.Composition(question, qvec, ans.passages, titles, said=said))
+
+
+def _moment_first(at: moment.Moment, ports: AskPorts, lectures) -> tuple[moment.Window, list[retrieve.Passage]] | None:
+    """The window of the moment ``at`` and its passages (:func:`moment.moment_passages`), or None when
+    its lecture is not ready or nothing is said or shown there (the question is then answered as any)."""
+    if all(lecture.id != at.lecture_id for lecture in lectures):
+        return None
+    win = moment.window(ports.index, at)
+    first = moment.moment_passages(ports.index, at, win)
+    return (win, first) if first else None
+
+
+def _from_moment(request: AnswerRequest, question: str, ports: AskPorts, config: AnswerConfig, ans: _Answer,
+                 titles: dict[str, str], first: tuple[moment.Window, list[retrieve.Passage]]) -> Iterator[AnswerSentence]:
+    """A question about the moment: its window's passages first, then the rest of the course searched
+    with what the question names besides the moment ("what did he just say about X?": X) and what is
+    shown and said there; no gate (the moment is the topic); the extractive writer quotes the window."""
+    win, at_moment = first
+    with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": request.course_id}) as span:
+        focus = moment.focus_of(question)
+        text = " ".join(x for x in (focus, moment.context_text(ports.index, request.at, win)) if x) or question
+        qvec = ports.embed([text])[0]
+        rest = retrieve.retrieve(ports.index, request.course_id, request.lecture_id, qvec, text, k=6)
+        ans.passages = moment.first_the_moment(at_moment, rest, k=6)
+        ans.retrieve_ms = (ports.clock() - ans.t0) * 1000
+        span.set_attribute("lc.passages", len(ans.passages))
+        span.set_attribute("lc.moment", True)
+    number = at_moment[0].hit.lecture_number
+    asked = (f"{question} (asked at {citation_label(number, request.at.t_s)}, about what is shown and said then: "
+             f"passage S1)")
+    yield from _write(ports, config, ans, fallback.Composition(asked, qvec, ans.passages, titles,
+                                                               quoted=len(at_moment)))
+
+
+def _write(ports: AskPorts, config: AnswerConfig, ans: _Answer, inputs: fallback.Composition
+           ) -> Iterator[AnswerSentence]:
+    """The answer written from ``inputs`` within the writers' bounds; ``ans.outcome`` and ``reason`` set."""
     # a span ended by hand: the generator yields inside it, so it is never "current"
     write_span = _TRACER.start_span("write")
     budget = bounded.Budget.starting_now(config.writer_deadline_s, config.writer_max_chars, ports.clock,
                                          still_wanted=ans.still_wanted, slots=ports.writer_slots)
     try:
-        ans.outcome = yield from fallback.compose(
-            ports.index, ports.writers, fallback.Composition(question, qvec, ans.passages, titles, said=said), budget)
+        ans.outcome = yield from fallback.compose(ports.index, ports.writers, inputs, budget)
         ans.reason = ans.outcome.limit
     finally:
         write_span.set_attribute("lc.writer", ans.outcome.writer or "")

@@ -12,6 +12,7 @@ import re
 
 from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
 
+from . import moment
 from .grounding import plain_text
 from .refine import content_words
 from .writers.cloud import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
@@ -145,13 +146,22 @@ def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
     return rewrite(message, history)
 
 
+def refers_to_moment(message: str, history: list[str]) -> bool:
+    """True when ``message``'s "this" or "that" can only mean the moment the student is watching: it
+    has no word of its own (:func:`services.ask.moment.deictic`: "what does this mean?", "why is
+    that?") and there is no earlier exchange it could refer to (with one, :func:`rewrite` gives it the
+    previous question's topic)."""
+    return not history and moment.deictic(message)
+
+
 def resolve(store, writers: list, conversation_id: str, course_id: str, message: str
-            ) -> tuple[str, set[tuple[str, float]] | None]:
-    """The follow-up step of the answer path: ``(standalone question, said)`` for ``message`` in the
-    conversation, from its history in ``store`` (an :class:`services.ask.ports.AnswerStore`);
+            ) -> tuple[str, set[tuple[str, float]] | None, bool]:
+    """The follow-up step of the answer path: ``(standalone question, said, leans)`` for ``message`` in
+    the conversation, from its history in ``store`` (an :class:`services.ask.ports.AnswerStore`);
     ``said`` holds the moments ``(lecture_id, t_s)`` its last answers cited when the message asks
-    for more of the same ("why?", "explain that more simply"), else None."""
+    for more of the same ("why?", "explain that more simply"), else None; ``leans``: the message
+    refers to the moment being watched (:func:`refers_to_moment`)."""
     history = store.history(conversation_id, course_id)
     question = rewrite_with_model(message, history, writers)
     said = store.said(conversation_id, course_id) if history and continues(message) else None
-    return question, said
+    return question, said, refers_to_moment(message, history)

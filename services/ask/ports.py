@@ -67,6 +67,12 @@ class SearchIndex(Protocol):
                sparse_query=None) -> dict[str, list[Hit]]:
         """Ranked lists (``dense``, ``bm25``, ``dense_sub``, ``bm25_sub``) of the course's segments."""
 
+    def lecture_segments(self, lecture_id: str) -> list[Hit]:
+        """The lecture's segments in time order (a moment's passages, :mod:`services.ask.moment`)."""
+
+    def lecture_slides(self, lecture_id: str) -> list[tuple[float, float, str]]:
+        """The lecture's slides as ``(start_s, end_s, text)`` in time order (what was on screen when)."""
+
 
 @dataclass(frozen=True)
 class RecordedAnswer:

@@ -121,6 +121,8 @@ class EmbeddedSearchIndex:
         self.chapters: dict[str, list[tuple[float, float, np.ndarray]]] = {}
         # lecture_id -> all its sentences in time order with their embeddings (centered passages)
         self.lecture_sentences: dict[str, tuple[list[IndexedSentence], np.ndarray]] = {}
+        # lecture_id -> its slides (start_s, end_s, text) in time order: what was on screen when (a moment's window)
+        self.slides: dict[str, list[tuple[float, float, str]]] = {}
 
     # -- sync ---------------------------------------------------------------------------
     @db.retry_on_disconnect
@@ -165,6 +167,7 @@ class EmbeddedSearchIndex:
         self._compound_cache.pop(course, None)
         self.lecture_sentences.pop(lecture_id, None)
         self.chapters.pop(lecture_id, None)
+        self.slides.pop(lecture_id, None)
 
     def _load_lecture(self, course_id: str, lecture_id: str, number: int) -> None:
         # one snapshot for the four tables: a re-index committing mid-load must not mix its rows with
@@ -179,6 +182,8 @@ class EmbeddedSearchIndex:
                                 "WHERE lecture_id=%s ORDER BY idx", (lecture_id,)).fetchall()
             chaps = conn.execute("SELECT start_s, end_s, bullet_embeddings FROM chapters WHERE lecture_id=%s "
                                  "ORDER BY idx", (lecture_id,)).fetchall()
+            shown = conn.execute("SELECT start_s, end_s, text FROM slides WHERE lecture_id=%s ORDER BY start_s, idx",
+                                 (lecture_id,)).fetchall()
         self._drop_lecture(lecture_id)
         self.numbers[lecture_id] = number
         self.course_of[lecture_id] = course_id
@@ -194,6 +199,7 @@ class EmbeddedSearchIndex:
         if points:  # a server already holds them (the index service wrote them)
             self.shard.update(q.UpdateOperation.upsert_points(
                 [q.Point(pid, {DENSE: dense, SPARSE: sp}, payload) for pid, dense, sp, payload in points]))
+        self.slides[lecture_id] = [(float(r["start_s"]), float(r["end_s"]), r["text"] or "") for r in shown]
         self.chapters[lecture_id] = [
             (c["start_s"], c["end_s"], np.asarray(c["bullet_embeddings"], dtype="float32").reshape(-1, EMBED_DIM))
             for c in chaps]
@@ -220,6 +226,16 @@ class EmbeddedSearchIndex:
             if start <= mid <= end + 1e-6:
                 return float((bullets @ query_vec).max()) if len(bullets) else None
         return None
+
+    def lecture_segments(self, lecture_id: str) -> list[Hit]:
+        """The lecture's segments (score 0) in time order, as of the last sync; [] for one not loaded."""
+        with self._lock:
+            return sorted((h for (lid, _), h in self.segments.items() if lid == lecture_id), key=lambda h: h.start_s)
+
+    def lecture_slides(self, lecture_id: str) -> list[tuple[float, float, str]]:
+        """The lecture's slides as ``(start_s, end_s, text)`` (seconds on screen, the text read from it) in
+        time order, as of the last sync; [] for a lecture without slides (captions only, a talk without any)."""
+        return list(self.slides.get(lecture_id, []))
 
     def course_vocabulary(self, course_id: str) -> dict[str, int]:
         """Lower-case words of the course's segments with their counts (for spelling correction)."""

@@ -89,6 +89,17 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         except answer.InvalidQuestion as e:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
 
+    def _moment(self, request, course_id: str, lecture_id: str | None, context):
+        """The request's ``at`` as a :class:`services.ask.moment.Moment`, or the call aborted with
+        NOT_FOUND (a lecture not in the course) / INVALID_ARGUMENT (see :func:`answer.check_moment`)."""
+        try:
+            return answer.check_moment(self.store, course_id, lecture_id, request.at.lecture_id, request.at.t_s,
+                                       request.at.focus)
+        except answer.NotFound as e:
+            context.abort(grpc.StatusCode.NOT_FOUND, str(e))
+        except answer.InvalidQuestion as e:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(e))
+
     # -- RPCs ------------------------------------------------------------------------------
     def Search(self, request, context):  # noqa: N802 - gRPC naming
         course_id, lecture_id, query = self._check(request, context)
@@ -172,8 +183,9 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
     def Ask(self, request, context):  # noqa: N802 - gRPC naming
         """Streams ``delta`` and ``sentence`` per released sentence, then ``done`` (see ask.proto)."""
         course_id, lecture_id, message = self._check(request, context)
+        at = self._moment(request, course_id, lecture_id, context) if request.HasField("at") else None
         req = AnswerRequest(course_id, lecture_id, message, conversation_id=request.conversation_id or None,
-                            asker=request.asker[:128] or None, staff=request.staff)
+                            asker=request.asker[:128] or None, staff=request.staff, at=at)
         for event in answer.answer_question(req, self.ports, self.config, still_wanted=context.is_active):
             if isinstance(event, SentenceEvent):
                 yield ask_pb2.AskEvent(delta=event.delta)

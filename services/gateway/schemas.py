@@ -173,6 +173,17 @@ class SearchQuery(Body):
     lecture_id: StrictStr | None = Field(None, max_length=100, description=LECTURE)
 
 
+class AskMoment(Body):
+    """The player's position sent with a question (``at`` of :class:`AskQuestion`): a question pointing
+    at the screen ("what does this mean?") is answered from what is shown and said around ``t_s``."""
+
+    lecture_id: StrictStr = Field(min_length=1, max_length=100, description="the id of a lecture of this course")
+    t_s: float = Field(ge=0, le=MAX_CITE_S, description=(
+        "the second the player is at: a number from 0 to the lecture's duration"))
+    focus: StrictBool = Field(False, description=(
+        "true to answer about this moment whatever the question's wording ('about this moment' on)"))
+
+
 class AskQuestion(Body):
     """``POST /api/courses/{id}/ask``."""
 
@@ -182,6 +193,8 @@ class AskQuestion(Body):
     conversation_id: Annotated[Annotated[StrictStr, Field(json_schema_extra={"format": "uuid"})] | None,
                                AfterValidator(_a_uuid)] = Field(
         None, description="the id a previous answer returned (a UUID), or null for a new conversation")
+    at: AskMoment | None = Field(None, description=(
+        "the player's position: an object {lecture_id, t_s, focus}, or null"))
 
 
 class Feedback(Body):

@@ -92,3 +92,17 @@ def test_a_why_question_about_the_answer_asks_for_more_of_it(msg, more):
     from services.ask.followup import continues
 
     assert continues(msg) is more
+
+
+@pytest.mark.parametrize("msg, history, moment", [
+    ("what does this mean?", [], True), ("why is that?", [], True), ("explain this", [], True),
+    ("why is that?", ["What is merge sort?"], False),         # an earlier exchange to refer to
+    ("What is merge sort?", [], False),                        # a topic of its own
+    ("what is this algorithm's running time?", [], False),
+])
+def test_this_or_that_is_the_moment_when_there_is_no_earlier_exchange(msg, history, moment):
+    from services.ask.followup import refers_to_moment, rewrite
+
+    assert refers_to_moment(msg, history) is moment
+    if moment:
+        assert rewrite(msg, history) == msg  # nothing to rewrite it into: the moment says what "this" is

@@ -10,6 +10,7 @@ import pytest
 from services.ask.disfluency import clean
 from services.ask.examprep import quiz_intent
 from services.ask.followup import continues
+from services.ask.moment import points_at_screen
 from services.ask.outline import asks_for_outline, asks_for_unnamed_outline
 from services.ask.requests_policy import unsupported
 
@@ -164,3 +165,39 @@ def test_disfluencies_are_removed(spoken, cleaned):
 @pytest.mark.parametrize("sentence", FLUENT)
 def test_subject_words_that_look_like_disfluencies_stay(sentence):
     assert clean(sentence, opening=True) == sentence
+
+
+# -- moment: a question that points at the screen (issue 33 item 1) ----------------------------------------
+POINTS_AT_SCREEN = [
+    "what does this mean?",
+    "why is that?",
+    "explain this slide",
+    "What did he just say about the Krebs cycle?",             # biology, named after the pointing
+    "what is she writing on the board?",
+    "Can you explain this equation?",                          # physics or mathematics alike
+    "I don't get this part",
+    "how does it work?",
+    "What's on the screen right now?",
+    "why did the professor just draw the demand curve shifting left?",  # economics
+]
+NOT_POINTING = [
+    "What is a red-black tree?",                               # computer science
+    "Why does the price rise when supply falls?",              # economics
+    "How does a screen reader work?",                          # accessibility: "screen" as a subject
+    "What is the board of directors responsible for?",         # business: "board" as a subject
+    "What did Newton say about gravity?",                      # physics: someone named, not the speaker now
+    "Why is the null hypothesis rejected here at the 5% level?",  # statistics: "here" with a topic
+    "What is this algorithm's running time?",                  # a topic after "this"
+    "Explain the slide in oil prices in 2015",                 # economics: "slide" as a fall
+    "What does lecture 3 say about photosynthesis?",           # biology: a lecture named
+]
+
+
+@pytest.mark.parametrize("question", POINTS_AT_SCREEN)
+def test_a_question_pointing_at_the_screen(question):
+    assert points_at_screen(question)
+
+
+@pytest.mark.parametrize("question", NOT_POINTING)
+def test_a_question_naming_its_topic_does_not_point_at_the_screen(question):
+    assert not points_at_screen(question)

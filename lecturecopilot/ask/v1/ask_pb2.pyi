@@ -223,20 +223,32 @@ class SearchResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[Passage, _Mapping]]] = ...) -> None: ...
 
 class AskRequest(_message.Message):
-    __slots__ = ("course_id", "question", "lecture_id", "conversation_id", "asker", "staff")
+    __slots__ = ("course_id", "question", "lecture_id", "conversation_id", "asker", "staff", "at")
     COURSE_ID_FIELD_NUMBER: _ClassVar[int]
     QUESTION_FIELD_NUMBER: _ClassVar[int]
     LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
     CONVERSATION_ID_FIELD_NUMBER: _ClassVar[int]
     ASKER_FIELD_NUMBER: _ClassVar[int]
     STAFF_FIELD_NUMBER: _ClassVar[int]
+    AT_FIELD_NUMBER: _ClassVar[int]
     course_id: str
     question: str
     lecture_id: str
     conversation_id: str
     asker: str
     staff: bool
-    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., asker: _Optional[str] = ..., staff: _Optional[bool] = ...) -> None: ...
+    at: Moment
+    def __init__(self, course_id: _Optional[str] = ..., question: _Optional[str] = ..., lecture_id: _Optional[str] = ..., conversation_id: _Optional[str] = ..., asker: _Optional[str] = ..., staff: _Optional[bool] = ..., at: _Optional[_Union[Moment, _Mapping]] = ...) -> None: ...
+
+class Moment(_message.Message):
+    __slots__ = ("lecture_id", "t_s", "focus")
+    LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
+    T_S_FIELD_NUMBER: _ClassVar[int]
+    FOCUS_FIELD_NUMBER: _ClassVar[int]
+    lecture_id: str
+    t_s: float
+    focus: bool
+    def __init__(self, lecture_id: _Optional[str] = ..., t_s: _Optional[float] = ..., focus: _Optional[bool] = ...) -> None: ...
 
 class Citation(_message.Message):
     __slots__ = ("lecture_id", "lecture_number", "t_s", "label")

@@ -97,6 +97,20 @@ def _fresh_ranges(sents: list, said: set[tuple[str, float]], lecture_id: str) ->
     return out
 
 
+def passage_sentences(index: SearchIndex, hit) -> tuple[list, np.ndarray] | None:
+    """The sentences of ``hit``'s segment that start inside the hit (0.05 s either side) and their
+    embeddings: the whole segment for a retrieved passage, the part inside a moment's window for one
+    clipped to it (:func:`services.ask.moment.moment_passages`); None when there is none."""
+    entry = index.sentences.get((hit.lecture_id, hit.segment_idx))
+    if not entry:
+        return None
+    sents, vecs = entry
+    keep = [k for k, s in enumerate(sents) if hit.start_s - 0.05 <= s.start_s <= hit.end_s + 0.05]
+    if len(keep) == len(sents):
+        return entry
+    return ([sents[k] for k in keep], vecs[keep]) if keep else None
+
+
 FROM_PASSAGES = 3  # the best passages an extractive answer is taken from
 WIDTHS = (2, 3)    # the lengths (sentences) of the runs it scores
 
@@ -130,7 +144,7 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
             lid == p.hit.lecture_id and p.hit.start_s - 0.05 <= t <= p.hit.end_s + 0.05 for lid, t in said)]
         pool = held + [(rank, p) for rank, p in pool if (rank, p) not in held]
     for rank, p in pool:
-        entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
+        entry = passage_sentences(index, p.hit)
         if not entry:
             continue
         sents, vecs = entry
@@ -179,7 +193,7 @@ def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np
     taken = {(pp.hit.lecture_id, round(s.start_s, 2)) for pp, s in run}
     cands = []
     for p in passages:
-        entry = index.sentences.get((p.hit.lecture_id, p.hit.segment_idx))
+        entry = passage_sentences(index, p.hit)
         if not entry:
             continue
         sents, vecs = entry

@@ -61,7 +61,8 @@ class Composition:
     """What an answer is written from: the ``question``, its embedding ``query_vec``, the retrieved
     ``passages`` (best first; the first ``max_passages`` are the cloud writers'), the course's lecture
     ``titles`` by lecture id, and ``said``: what the previous answer cited, for a "why?" follow-up (see
-    :func:`.extractive.extractive_answer`)."""
+    :func:`.extractive.extractive_answer`); ``quoted``: for a question about a moment, its passages'
+    number (they come first): the extractive writer quotes only them (:mod:`services.ask.moment`)."""
 
     question: str
     query_vec: np.ndarray
@@ -69,6 +70,7 @@ class Composition:
     titles: dict[str, str]
     said: set[tuple[str, float]] | None = None
     max_passages: int = 6
+    quoted: int = 0  # the extractive writer quotes only the first this many passages (a moment's); 0: any
 
 
 @dataclass(frozen=True)
@@ -141,8 +143,8 @@ def compose(index: SearchIndex, writers: list[Writer], inputs: Composition,
     if settled is not None:
         return settled
     limit = next((r for r in reversed(budget.spent) if r in LIMITS), "")
-    yield from extractive.extractive_answer(index, inputs.passages, inputs.question, inputs.query_vec,
-                                            said=inputs.said)
+    quoted = inputs.passages[:inputs.quoted] if inputs.quoted else inputs.passages
+    yield from extractive.extractive_answer(index, quoted, inputs.question, inputs.query_vec, said=inputs.said)
     return Outcome("extractive", False, attempts, limit)
 
 

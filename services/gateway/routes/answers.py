@@ -101,10 +101,11 @@ def ask_question(course_id: str, body: schemas.AskQuestion):
     refuses, cannot take or does not finish gives its use back."""
     c = course_row(course_id)
     lecture_id = lecture_in(c, body.lecture_id)
+    at = _moment(c, lecture_id, body.at)
     use = _count_question(c)
     req = ask_pb2.AskRequest(course_id=str(c["id"]), question=body.question, lecture_id=lecture_id,
                              conversation_id=body.conversation_id or "",
-                             asker=person(), staff=may_manage(c))  # staff are not counted as students
+                             asker=person(), staff=may_manage(c), at=at)  # staff are not counted as students
     # the trace context goes in the metadata by hand: the gRPC client instrumentation would wrap
     # the call in a generator that cannot be cancelled when the client goes away
     call = ctx().ask.Ask(req, timeout=60, metadata=telemetry.grpc_metadata())
@@ -121,6 +122,23 @@ def ask_question(course_id: str, body: schemas.AskQuestion):
         raise grpc_error(e) from None
     limits.refund(pool, use)
     raise ApiError(500, "ask_failed", "The answer ended without a result.")
+
+
+def _moment(c: dict, lecture_id: str, at: schemas.AskMoment | None) -> ask_pb2.Moment | None:
+    """The question's ``at`` for ask: its lecture a lecture of course ``c`` (404 "Unknown lecture in this
+    course." otherwise, as ``lecture_id``), the lecture asked about when the question names one, and
+    ``t_s`` within the lecture (0 .. its duration, when known); 400 ``invalid_at`` otherwise."""
+    if at is None:
+        return None
+    lid = lecture_in(c, at.lecture_id)
+    if lecture_id and lid != lecture_id:
+        raise ApiError(400, "invalid_at", "'at.lecture_id' must be the lecture the question is asked about "
+                       "('lecture_id').", extra={"field": "at.lecture_id"})
+    duration = (store.lecture(ctx().pool, lid) or {}).get("duration_s")
+    if duration is not None and at.t_s > duration:
+        raise ApiError(400, "invalid_at", f"'at.t_s' must be within the lecture (at most {duration:g} s).",
+                       extra={"field": "at.t_s"})
+    return ask_pb2.Moment(lecture_id=lid, t_s=at.t_s + 0.0, focus=at.focus)
 
 
 def _streamed(call, use: limits.Use | None) -> Response:

@@ -2,6 +2,7 @@
 // then thumbs up/down feedback; the conversation goes on until "New conversation".
 import { $, api, el, errorOf, state, writeHeaders } from "./util.js";
 import { chipFor } from "./player.js";
+import { bindMomentShortcut, momentFor } from "./moment.js";
 
 const THUMB = "M1 21h4V9H1v12zm22-11c0-1.1-.9-2-2-2h-6.31l.95-4.57.03-.32c0-.41-.17-.79-.44-1.06L14.17 1 7.59 7.59C7.22 7.95 7 8.45 7 9v10c0 1.1.9 2 2 2h9c.83 0 1.54-.5 1.84-1.22l3.02-7.05c.09-.23.14-.47.14-.73v-2z";
 
@@ -74,7 +75,7 @@ function writerNote(payload) {
   return el("p", { class: "muted small writer-note", text: `${why}, ${what}.` });
 }
 
-async function ask(question) {
+async function ask(question, focus = false) {
   const q = el("p", { class: "q", text: question });
   const body = el("p", { class: "body" }, el("span", { class: "typing", text: "…" }));
   const box = el("article", { class: "answer", "aria-busy": "true", "aria-label": `Answer to: ${question}` }, q, body);
@@ -83,7 +84,8 @@ async function ask(question) {
   const res = await fetch(`/api/courses/${state.course.id}/ask`, {
     method: "POST", credentials: "same-origin",
     headers: writeHeaders("POST", { "Content-Type": "application/json", "Accept": "text/event-stream" }),
-    body: JSON.stringify({ question, lecture_id: $("#scope").value || null, conversation_id: state.conversationId }),
+    body: JSON.stringify({ question, lecture_id: $("#scope").value || null, conversation_id: state.conversationId,
+      at: momentFor($("#scope").value, focus) }),
   });
   if (!res.ok) {
     body.textContent = await errorOf(res);
@@ -139,6 +141,15 @@ $("#ask-form").addEventListener("submit", async (e) => {
   const btn = $("#ask-button");
   btn.disabled = true;
   try { await ask(question); input.value = ""; } finally { btn.disabled = false; input.focus(); }
+});
+
+bindMomentShortcut(async () => {
+  // the typed question about this moment, or "Explain this moment." when none is typed
+  const input = $("#question");
+  const question = input.value.trim() || "Explain this moment.";
+  const btn = $("#ask-button");
+  btn.disabled = true;
+  try { await ask(question, true); input.value = ""; } finally { btn.disabled = false; }
 });
 
 $("#new-conversation").addEventListener("click", () => {
