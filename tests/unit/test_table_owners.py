@@ -74,6 +74,9 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/ask/search_index.py", "sentences", "loads index's sentences into ask's in-memory search index"),
     ("services/ask/search_index.py", "subchunks", "loads index's subchunks into ask's in-memory search index"),
     ("services/ask/search_index.py", "chapters", "loads chapter bullet embeddings into ask's search index"),
+    ("services/ask/search_index.py", "slides", "each slide's time on screen, the window of a question about "
+     "a moment (issue 33); index would keep the windows beside its slide sentences, which are dropped "
+     "when the slide is read aloud, so they cannot stand in for the slides today"),
     ("services/ask/store.py", "courses", f"course exists / assessment mode; {_COURSE_READ_MODEL}"),
     ("services/ask/store.py", "lectures", f"a course's lectures (number, title, duration); {_LECTURE_READ_MODEL}"),
     ("services/ask/store.py", "chapters", "a course's chapters for the outline answers"),
