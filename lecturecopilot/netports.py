@@ -1,11 +1,15 @@
 """Local ports: free ones for the services of a test or benchmark stack (``make up``, tests, benchmarks),
 whether one is taken and by whom, and the error that says so (:class:`PortTaken`); whether a process
-still runs (:func:`pid_alive`)."""
+still runs (:func:`pid_alive`) and how one is stopped (:func:`stop_processes`), so that the port it
+held is free again."""
 
 from __future__ import annotations
 
 import os
+import signal
+import time
 from pathlib import Path
+from typing import Iterable
 
 
 def free_port() -> int:
@@ -122,3 +126,45 @@ def pid_alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return True
+
+
+def _signal(pid: int, sig: int, group: bool) -> bool:
+    """Sends ``sig`` to ``pid`` (to its process group with ``group``); False when there is no such
+    process or it is not ours to signal."""
+    try:
+        (os.killpg if group else os.kill)(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _wait_gone(pids: list[int], deadline: float, poll_s: float) -> list[int]:
+    """``pids`` still running at ``deadline`` (``time.monotonic()``), polled every ``poll_s`` seconds;
+    returns as soon as none runs."""
+    alive = [p for p in pids if pid_alive(p)]
+    while alive and time.monotonic() < deadline:
+        time.sleep(poll_s)
+        alive = [p for p in alive if pid_alive(p)]
+    return alive
+
+
+def stop_processes(pids: Iterable[int], timeout_s: float = 10.0, *, group: bool = False,
+                   poll_s: float = 0.05) -> list[int]:
+    """Ends the processes ``pids`` and waits until they have: SIGTERM to each (with ``group``, to the
+    process group it leads, as a process started with ``start_new_session=True`` does: its children
+    too), then SIGKILL to those still running ``timeout_s`` seconds later (one deadline for all, so
+    they shut down side by side), then up to 1 s more for the killed ones to be gone. A pid that
+    runs no more, or is not ours to signal, is passed over; a child of ours is reaped (see
+    :func:`pid_alive`). Returns the pids still running at the end: none, unless a process could not
+    be killed (not ours, or stuck in the kernel). Raises nothing for a process that is gone."""
+    signalled = [p for p in pids if _signal(p, signal.SIGTERM, group)]
+    stubborn = _wait_gone(signalled, time.monotonic() + timeout_s, poll_s)
+    for p in stubborn:
+        _signal(p, signal.SIGKILL, group)
+    return _wait_gone(stubborn, time.monotonic() + 1.0, poll_s)
+
+
+def stop_process(pid: int, timeout_s: float = 10.0, *, group: bool = False) -> bool:
+    """Ends one process as :func:`stop_processes` does (SIGTERM; SIGKILL after ``timeout_s``
+    seconds); True when it is gone on return."""
+    return not stop_processes([pid], timeout_s, group=group)

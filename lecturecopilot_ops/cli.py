@@ -22,9 +22,14 @@ from services.index.commands import reindex_command
 from . import demo, stack
 from .process import process_file
 
+# The help's description, in plain text (``--help`` prints it as written; the module docstring is reST).
+DESCRIPTION = ("Run and operate a Lecture Copilot stack (lecture-copilot, or python -m lecturecopilot). "
+               "Start it with 'up' and stop it with 'down'; 'lecture-copilot COMMAND --help' shows a command's "
+               "options.")
+
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lecture-copilot", description=__doc__)
+    parser = argparse.ArgumentParser(prog="lecture-copilot", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("up", help="start embedded stores and all services")
     sub.add_parser("down", help="stop all services and embedded stores")

@@ -21,6 +21,7 @@ import requests
 
 from lecturecopilot import bus, db, embedded
 from lecturecopilot.netports import free_port as _free_port  # noqa: F401 (the name the tests and benchmarks import)
+from lecturecopilot.netports import stop_processes
 from lecturecopilot.settings import Settings, keep_port_offset, kept_port_offset
 
 from . import supervisor
@@ -137,25 +138,11 @@ def down(settings: Settings, *, stop_embedded: bool = True) -> None:
         pidfile = run / f"{name}.pid"
         if pidfile.exists():
             try:
-                pid = int(pidfile.read_text())
-                os.killpg(pid, signal.SIGTERM)
-                pids.append(pid)
-            except (ProcessLookupError, ValueError, PermissionError):
+                pids.append(int(pidfile.read_text()))
+            except ValueError:
                 pass
             pidfile.unlink(missing_ok=True)
-    deadline = time.time() + 10
-    for pid in pids:
-        while pid_alive(pid) and time.time() < deadline:
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
-            time.sleep(0.1)
-        if pid_alive(pid):
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+    stop_processes(pids, 10.0, group=True)
     if stop_embedded:
         if not settings.nats_url:
             embedded.stop_embedded_nats(settings)

@@ -13,7 +13,6 @@ leaves the services running: :func:`lecturecopilot_ops.running.down` stops it fi
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import subprocess
 import sys
@@ -21,6 +20,7 @@ import threading
 import time
 
 from lecturecopilot import logsafe
+from lecturecopilot.netports import stop_process
 from lecturecopilot.settings import Settings, get_settings
 
 from . import running
@@ -134,18 +134,7 @@ def stop(settings: Settings) -> None:
     pidfile = settings.data_dir / "run" / "supervisor.pid"
     pid = running.service_pid(settings, "supervisor")
     if pid is not None and running.pid_alive(pid):
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-        deadline = time.time() + 10
-        while running.pid_alive(pid) and time.time() < deadline:
-            time.sleep(0.05)
-        if running.pid_alive(pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        stop_process(pid, 10.0)
     pidfile.unlink(missing_ok=True)
 
 

@@ -16,8 +16,8 @@ nests blocks deeper than :data:`MAX_NESTING`.
   ``else``/``except``/``finally``/``case`` bodies sit at their statement's level. A nested
   ``def``, ``lambda`` or ``class`` starts its own count (a nested function is checked on its own).
 
-``services/ask/`` has named exceptions (:data:`ASK_SHAPE_EXCEPTIONS`) until the answer-path rework
-removes them; the list can only shrink."""
+The shape limits hold everywhere, with no exceptions (the last ones, in ``services/ask/examprep/``,
+became parameter objects and helpers)."""
 
 from __future__ import annotations
 
@@ -32,15 +32,6 @@ MAX_PARAMETERS = 7
 MAX_NESTING = 4
 EXEMPT: tuple[str, ...] = ()  # folders not yet held to the limits (none)
 
-# Today's functions in services/ask/ over the shape limits, as (file, function, "parameters" or
-# "nesting", measured value). The answer-path rework (issue 32 item 4) removes them; the test fails
-# when one is no longer over its limit (take it off the list) or a function not listed is over one.
-ASK_SHAPE_EXCEPTIONS: frozenset[tuple[str, str, str, int]] = frozenset({
-    ("services/ask/examprep/store.py", "_generate", "parameters", 8),
-    ("services/ask/examprep/store.py", "validate", "parameters", 8),
-    ("services/ask/examprep/terms.py", "term_distractors", "parameters", 10),
-    ("services/ask/examprep/terms.py", "terms_in", "nesting", 5),
-})
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try, ast.TryStar, ast.Match)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -203,16 +194,6 @@ def test_the_check_measures_nesting(tmp_path):
 
 
 def test_no_function_over_the_shape_limits():
-    """Outside ``services/ask/`` nothing is over; inside it, exactly the named exceptions are, each
-    at its listed value (lower: list the new value; higher: a regression)."""
-    assert all(file.startswith("services/ask/") for file, *_ in ASK_SHAPE_EXCEPTIONS)
-    found = {x for p in _modules() for x in _misshapen(p)}
-    listed = {x[:3]: x[3] for x in ASK_SHAPE_EXCEPTIONS}
-    new = sorted(x for x in found if x[:3] not in listed)
-    changed = sorted(f"{x} listed at {listed[x[:3]]}" for x in found
-                     if x[:3] in listed and x not in ASK_SHAPE_EXCEPTIONS)
-    fixed = sorted(x for x in ASK_SHAPE_EXCEPTIONS if x[:3] not in {y[:3] for y in found})
-    assert not new, (f"over {MAX_PARAMETERS} parameters or {MAX_NESTING} levels of nesting (use a parameter "
-                     "object; extract a helper):\n" + "\n".join(map(str, new)))
-    assert not changed, "measured otherwise than ASK_SHAPE_EXCEPTIONS lists:\n" + "\n".join(changed)
-    assert not fixed, "no longer over the limit: take off ASK_SHAPE_EXCEPTIONS:\n" + "\n".join(map(str, fixed))
+    found = sorted({x for p in _modules() for x in _misshapen(p)})
+    assert not found, (f"over {MAX_PARAMETERS} parameters or {MAX_NESTING} levels of nesting (use a parameter "
+                       "object; extract a helper):\n" + "\n".join(map(str, found)))

@@ -41,10 +41,10 @@ from .intent import ASSESSMENT_REPLY, graded_options, looks_like_graded_item, qu
 from .model import MODEL_PROMPT, model_questions
 from .questions import BLANK, EmbedFn, LectureSentence, Question, extractive_questions, statement_of, \
     target_questions
-from .terms import Vocabulary, canonical, contains, course_terms, course_vocabulary, known_terms, norm, \
+from .terms import DistractorPicks, Vocabulary, canonical, contains, course_terms, course_vocabulary, known_terms, norm, \
     quantities_in, quantity_distractors, same_term, term_distractors, terms_in, unit_of
 
-__all__ = ["ASSESSMENT_REPLY", "BLANK", "CheckResult", "EmbedFn", "LectureSentence", "MODEL_PROMPT", "Question",
+__all__ = ["ASSESSMENT_REPLY", "BLANK", "CheckResult", "DistractorPicks", "EmbedFn", "LectureSentence", "MODEL_PROMPT", "Question",
            "_without", "check", "checked", "cited_passage", "contains", "course_terms", "extractive_questions",
            "filled", "graded_options", "known_terms", "looks_like_graded_item", "model_questions", "norm",
            "quiz_intent", "reveals", "same_term", "statement_of", "strip_answer_reveals", "target_questions",

@@ -15,7 +15,7 @@ import numpy as np
 from lecturecopilot.labels import citation_label
 
 from ..disfluency import clean
-from .terms import EmbedFn, Vocabulary, _content, contains, course_vocabulary, norm, quantities_in, \
+from .terms import DistractorPicks, EmbedFn, Vocabulary, _content, contains, course_vocabulary, norm, quantities_in, \
     quantity_distractors, quantity_kind, rarity, term_distractors, term_key, terms_in, unit_of
 
 BLANK = "____"
@@ -249,8 +249,8 @@ def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
         predicate = statement.replace(BLANK, " ")
         if len(_content(predicate)) < (2 if defining else 3):
             continue
-        dis = term_distractors(t, predicate, c.vocab, c.text, c.embed, avoid=context + text,
-                               lecture_terms=c.lecture_terms)
+        dis = term_distractors(t, predicate, c.vocab, c.text, c.embed,
+                               picks=DistractorPicks(avoid=context + text, lecture_terms=c.lecture_terms))
         if len(dis) < 3:
             continue
         answer = _display(c, t)

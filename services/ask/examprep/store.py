@@ -65,6 +65,31 @@ class Generation:
     questions: list[dict] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class _Material:
+    """What :func:`_generate` writes from: the ``lecture`` row (id, course_id, number, title), its
+    ``sents`` in order and its ``span`` (0, end) in seconds, as :func:`lecture_material` gives them."""
+
+    lecture: dict
+    sents: list[LectureSentence]
+    span: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class QuestionFields:
+    """A question's fields as an instructor may edit them (see :func:`validate`): ``stem``, the 4
+    ``options``, ``answer_index`` (0–3), ``explanation``, and the citation ``cite_lecture_id``
+    at ``cite_t_s`` (seconds from the start of that lecture's media). Values are as received
+    (JSON), not yet checked."""
+
+    stem: object
+    options: object
+    answer_index: object
+    explanation: object
+    cite_lecture_id: object
+    cite_t_s: object
+
+
 def _rows(conn, sql: str, args: Sequence = ()) -> list[dict]:
     with conn.cursor(row_factory=dict_row) as cur:
         cur.execute(sql, args)
@@ -130,14 +155,17 @@ def generate(conn, lecture_id: str, embed: EmbedFn, *, writers: Sequence = (),
     lecture_id = lecture["id"]
     _claim(conn, lecture_id, min_interval_s, automatic)
     try:
-        return _generate(conn, lecture, sents, span, embed, writers, max_questions, t0)
+        return _generate(conn, _Material(lecture, sents, span), embed, writers, max_questions, t0)
     except BaseException:  # nothing was stored: give the claim back
         _rows(conn, "DELETE FROM quiz_generations WHERE ctid IN (SELECT ctid FROM quiz_generations WHERE lecture_id=%s "
                     "ORDER BY created_at DESC LIMIT 1)", (lecture_id,))
         raise
 
 
-def _generate(conn, lecture: dict, sents, span, embed, writers, max_questions: int, t0: float) -> Generation:
+def _generate(conn, material: _Material, embed, writers, max_questions: int | None, t0: float) -> Generation:
+    """:func:`generate` once the generation is claimed: writes, checks and stores the set; ``t0``
+    is the ``time.perf_counter()`` at which the generation began."""
+    lecture, sents, span = material.lecture, material.sents, material.span
     lecture_id = lecture["id"]
     course = [r["text"] for r in _rows(
         conn, "SELECT s.text FROM sentences s JOIN lectures l ON l.id=s.lecture_id WHERE l.course_id=%s "
@@ -218,10 +246,12 @@ def get_question(conn, question_id: str) -> dict:
     return rows[0]
 
 
-def validate(conn, course_id: str, stem: str, options: list, answer_index, explanation: str,
-             cite_lecture_id: str, cite_t_s) -> None:
+def validate(conn, course_id: str, q: QuestionFields) -> None:
     """Raises QuizError unless: a stem; 4 distinct non-empty options; answer_index 0–3; the cited
-    lecture is of ``course_id`` and ``cite_t_s`` lies inside it (0 ≤ t ≤ its end)."""
+    lecture is of ``course_id`` and ``cite_t_s`` lies inside it (0 ≤ t ≤ its end); NotFound
+    when ``cite_lecture_id`` is no id at all."""
+    stem, options, answer_index, explanation = q.stem, q.options, q.answer_index, q.explanation
+    cite_lecture_id, cite_t_s = q.cite_lecture_id, q.cite_t_s
     if not isinstance(stem, str) or not stem.strip():
         raise QuizError("The question needs a stem.")
     if not isinstance(options, list) or len(options) != 4 or not all(isinstance(o, str) and o.strip() for o in options):
@@ -249,8 +279,8 @@ def edit_question(conn, question_id: str, **changes) -> dict:
     if unknown:
         raise QuizError(f"Unknown fields: {', '.join(sorted(unknown))}.")
     q = {**get_question(conn, question_id), **{k: v for k, v in changes.items() if v is not None}}
-    validate(conn, q["course_id"], q["stem"], q["options"], q["answer_index"], q["explanation"],
-             q["cite_lecture_id"], q["cite_t_s"])
+    validate(conn, q["course_id"], QuestionFields(q["stem"], q["options"], q["answer_index"], q["explanation"],
+                                                  q["cite_lecture_id"], q["cite_t_s"]))
     _rows(conn, "UPDATE quiz_questions SET stem=%s, options=%s, answer_index=%s, explanation=%s, cite_lecture_id=%s, "
                 "cite_t_s=%s, updated_at=now() WHERE id=%s",
           (q["stem"].strip(), json.dumps([o.strip() for o in q["options"]]), q["answer_index"], q["explanation"],

@@ -216,24 +216,28 @@ def course_terms(sentences: Iterable[str]) -> Counter:
     return course_vocabulary(sentences).terms
 
 
+def _run_terms(run: list[str], vocab: Vocabulary) -> list[str]:
+    """The course terms in one run of content tokens (see :func:`_runs`), longest first where
+    they overlap, in order of occurrence."""
+    n = len(run)
+    used = [False] * n
+    found = []
+    for size in range(min(4, n), 0, -1):
+        for i in range(n - size + 1):
+            g = run[i:i + size]
+            if any(used[i:i + size]) or _key(g) not in vocab.terms:
+                continue
+            found.append((i, " ".join(g)))
+            used[i:i + size] = [True] * size
+    return [t for _, t in sorted(found)]
+
+
 def terms_in(text: str, vocab: Vocabulary) -> list[str]:
     """The course terms said in ``text``, longest first where they overlap, in order of
     occurrence; as the text spells them ("Calvin cycle")."""
     out, taken = [], []
     for run in _runs(text):
-        n = len(run)
-        used = [False] * n
-        found = []
-        for size in range(min(4, n), 0, -1):
-            for i in range(n - size + 1):
-                if any(used[i:i + size]):
-                    continue
-                g = run[i:i + size]
-                if _key(g) in vocab.terms:
-                    found.append((i, " ".join(g)))
-                    for j in range(i, i + size):
-                        used[j] = True
-        taken += [t for _, t in sorted(found)]
+        taken += _run_terms(run, vocab)
     for t in taken:
         if _key(t.split()) not in [_key(o.split()) for o in out]:
             out.append(t)
@@ -288,22 +292,31 @@ def _shape(term: str) -> str:
     return "word"
 
 
-def term_distractors(answer: str, predicate: str, vocab: Vocabulary, course: Sequence[str], embed: EmbedFn | None,
-                     *, avoid: str = "", lecture_terms: Counter | None = None, n: int = 3,
-                     overlap: float = 0.34, too_close: float = 0.86) -> list[str]:
-    """Up to ``n`` course terms a student could take for ``answer``: nearest in meaning first
-    (cosine of their embeddings, when ``embed`` is given; else the terms of the lecture, most
-    said first), of the same shape (a name for a name, an acronym for an acronym, as many words
-    ±1) and number (plural for plural). Left out: terms nested in / containing the answer or each
-    other, near-synonyms (cosine ≥ ``too_close``), terms said in ``avoid`` (the explaining
-    sentence), and any term the course says the same thing of (a sentence with the term sharing
-    ``overlap`` of ``predicate``'s content words). Kinds of one thing ("fixed hash function" /
-    "deterministic hash function") are not offered against each other: they are too often synonyms."""
-    pred = _content(predicate) - set(norm(answer).split())
+@dataclass(frozen=True)
+class DistractorPicks:
+    """How :func:`term_distractors` picks its terms.
+
+    ``avoid``: text whose terms are never offered (the explaining sentence); ``lecture_terms``:
+    the lecture's term keys → times said (when no ``embed`` is given they rank the candidates,
+    and a term said in the lecture gets a small bonus); ``n``: the most terms offered;
+    ``overlap``: the share (0–1) of the predicate's content words that a course sentence naming
+    a term must share for the course to say the same thing of that term; ``too_close``: the
+    embedding cosine at or above which a term is a near-synonym of the answer. ``overlap`` and
+    ``too_close`` are values set by hand with the extractive writer; ``python -m evals.examprep``
+    measures their effect."""
+
+    avoid: str = ""
+    lecture_terms: Counter | None = None
+    n: int = 3
+    overlap: float = 0.34
+    too_close: float = 0.86
+
+
+def _term_candidates(answer: str, vocab: Vocabulary, avoid: str) -> list[str]:
+    """The course's terms (as it spells them) of the answer's shape, length ±1 word and word class,
+    other than the answer and the terms said in ``avoid``."""
     akey = term_key(answer)
     shape, cls = _shape(vocab.surface.get(akey, answer)), vocab.word_class(answer)
-    last = norm(answer).split()[-1]
-    plural = _singular(last) != last
     cands = []
     for k in vocab.terms:
         t = vocab.surface.get(k, k)
@@ -312,9 +325,13 @@ def term_distractors(answer: str, predicate: str, vocab: Vocabulary, course: Seq
         if abs(len(t.split()) - len(answer.split())) > 1 or _shape(t) != shape or vocab.word_class(t) != cls:
             continue
         cands.append(t)
-    if not cands:
-        return []
-    lt = lecture_terms or Counter()
+    return cands
+
+
+def _nearest_first(answer: str, cands: list[str], embed: EmbedFn | None, picks: DistractorPicks) -> list[str]:
+    """``cands`` nearest in meaning to ``answer`` first (cosine plus a bonus for terms of the
+    lecture and for sharing the answer's last word), near-synonyms (cosine ≥ ``too_close``) left out."""
+    lt = picks.lecture_terms or Counter()
     if embed is not None:
         vecs = embed([answer] + cands)
         sims = vecs[1:] @ vecs[0]
@@ -322,25 +339,50 @@ def term_distractors(answer: str, predicate: str, vocab: Vocabulary, course: Seq
         sims = np.array([0.0] * len(cands))
     scored = []
     for t, sim in zip(cands, sims):
-        if sim >= too_close:
+        if sim >= picks.too_close:
             continue
         bonus = 0.05 * min(3, lt.get(term_key(t), 0)) + (0.03 if t.split()[-1].lower() == answer.split()[-1].lower()
                                                          else 0.0)
         scored.append((-(float(sim) + bonus), t))
+    return [t for _, t in sorted(scored)]
+
+
+def _in_number(t: str, plural: bool, course: Sequence[str]) -> str:
+    """``t`` in the plural when the answer is plural and the course says that plural, else as it is."""
+    if plural and not norm(t).endswith("s"):
+        form = t + ("es" if t.endswith(("s", "x", "ch", "sh")) else "s")
+        if any(contains(s, form) for s in course):
+            return form
+    return t
+
+
+def term_distractors(answer: str, predicate: str, vocab: Vocabulary, course: Sequence[str], embed: EmbedFn | None,
+                     *, picks: DistractorPicks = DistractorPicks()) -> list[str]:
+    """Up to ``picks.n`` course terms a student could take for ``answer``: nearest in meaning
+    first (cosine of their embeddings, when ``embed`` is given; else the terms of the lecture,
+    most said first), of the same shape (a name for a name, an acronym for an acronym, as many
+    words ±1) and number (plural for plural). Left out: terms nested in / containing the answer
+    or each other, near-synonyms (cosine ≥ ``picks.too_close``), terms said in ``picks.avoid``
+    (the explaining sentence), and any term the course says the same thing of (a sentence with
+    the term sharing ``picks.overlap`` of ``predicate``'s content words). Kinds of one thing
+    ("fixed hash function" / "deterministic hash function") are not offered against each other:
+    they are too often synonyms. See :class:`DistractorPicks`."""
+    pred = _content(predicate) - set(norm(answer).split())
+    last = norm(answer).split()[-1]
+    plural = _singular(last) != last
+    cands = _term_candidates(answer, vocab, picks.avoid)
+    if not cands:
+        return []
     out: list[str] = []
-    for _, t in sorted(scored):
+    for t in _nearest_first(answer, cands, embed, picks):
         if any(same_term(t, o) for o in out) or any(
                 len(x.split()) > 2 and norm(t).split()[-2:] == norm(x).split()[-2:] for x in out + [answer]):
             continue
-        if pred and any(contains(s, t) and len(pred & _content(s)) >= max(1, int(overlap * len(pred))) for s in course):
+        if pred and any(contains(s, t) and len(pred & _content(s)) >= max(1, int(picks.overlap * len(pred)))
+                        for s in course):
             continue
-        form = t
-        if plural and not norm(t).endswith("s"):
-            form = t + ("es" if t.endswith(("s", "x", "ch", "sh")) else "s")
-            if not any(contains(s, form) for s in course):
-                form = t
-        out.append(form)
-        if len(out) == n:
+        out.append(_in_number(t, plural, course))
+        if len(out) == picks.n:
             break
     return out
 
@@ -351,6 +393,6 @@ def rarity(term: str) -> float:
     return 7.0 - min((zipf(w) for w in norm(term).split() if w != "of"), default=7.0)
 
 
-__all__ = ["EmbedFn", "Vocabulary", "canonical", "contains", "course_terms", "course_vocabulary", "known_terms",
+__all__ = ["DistractorPicks", "EmbedFn", "Vocabulary", "canonical", "contains", "course_terms", "course_vocabulary", "known_terms",
            "math_distance", "norm", "quantities_in", "quantity_distractors", "rarity", "same_term", "term_distractors",
            "term_key", "terms_in", "unit_of", "zipf"]
