@@ -1,6 +1,6 @@
 """Disfluency removal on real lecture speech: what changes, and a check that nothing else does.
 
-    .venv/bin/python -m evals.disfluency          # -> evals/results/disfluency.md
+    .venv/bin/python -m evals.disfluency          # prints the report (Markdown; seconds, nothing kept)
 
 Every sentence of the MIT 6.006 transcripts (``data/mit6006/segments.jsonl``, automatic speech
 recognition of three real lectures) goes through ``services.ask.disfluency.clean`` as an answer's
@@ -20,7 +20,6 @@ from services.ask.disfluency import clean, only_deletes, words
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data" / "mit6006" / "segments.jsonl"
-OUT = ROOT / "evals" / "results" / "disfluency.md"
 
 
 def sentences() -> list[str]:
@@ -53,10 +52,7 @@ def markdown(r: dict) -> str:
 
 
 def main() -> None:
-    r = run()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(markdown(r))
-    print(markdown(r))
+    print(markdown(run()))
 
 
 if __name__ == "__main__":

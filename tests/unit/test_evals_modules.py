@@ -31,5 +31,6 @@ def test_experiments_are_retired_once_finished():
     assert len(list((ROOT / "evals").glob("cv_*.py"))) <= 2
     tracked = subprocess.run(["git", "ls-files", "evals/results"], cwd=ROOT, capture_output=True, text=True,
                              check=True).stdout.split()
-    # one current result per command: 20 files (fields, heldout and examprep keep two each; evals.moments the 20th)
-    assert 0 < len(tracked) <= 20, tracked
+    # one current result per command, under 20 files (fields, heldout and examprep keep two each;
+    # evals.disfluency prints its report, which takes seconds to make again)
+    assert 0 < len(tracked) < 20, tracked
