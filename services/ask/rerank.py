@@ -185,7 +185,7 @@ def reranked(reranker: Reranker | None, question: str, search: Callable[[int], l
         order, outcome = reranker.order(question, passages)
         ms = (time.perf_counter() - t0) * 1000
         span.set_attribute("lc.rerank.outcome", outcome)
-        span.set_attribute("lc.rerank.ms", ms)
+        span.set_attribute("lc.rerank.ms", round(ms))  # whole milliseconds
     _report(outcome, len(passages), ms)
     return kept(passages, order, keep)
 

@@ -151,6 +151,14 @@ def test_the_answer_is_written_from_the_passages_in_the_models_order(stack, cour
     assert sources == searched[::-1][:6]
     (req,) = fake_llm.rerank_requests
     assert req["provider"] == "groq" and f"[P{len(searched)}]" in req["prompt"] and Q in req["prompt"]
+    span = _rerank_span(stack, rerank.RERANKED)
+    assert span.service == "lecture-copilot-ask" and span.attributes["lc.rerank.candidates"] == len(searched)
+
+
+def _rerank_span(stack, outcome: str):
+    """The first ``rerank`` span the stack exported with ``outcome``."""
+    return stack.otlp.wait_for(lambda spans: next(
+        (s for s in spans if s.name == "rerank" and s.attributes.get("lc.rerank.outcome") == outcome), None))
 
 
 @pytest.mark.slow
@@ -177,3 +185,4 @@ def test_a_slow_rerank_holds_the_answer_up_no_longer_than_its_cap(stack, course,
         fake_llm.sleep_s = 5.0
     assert sources == searched[:6]
     assert took < CAP_S + MARGIN_S, took
+    assert CAP_S - 0.1 <= _rerank_span(stack, rerank.TIMEOUT).attributes["lc.rerank.ms"] / 1000 <= CAP_S + 0.5
