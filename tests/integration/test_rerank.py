@@ -54,6 +54,21 @@ def test_the_models_order_is_kept_over_http(reranker, fake_llm):
     assert req["max_tokens"] == rerank.MAX_TOKENS and not fake_llm.requests  # no writer was asked
 
 
+def test_an_openai_compatible_server_reranks_too(fake_llm):
+    """``LC_OPENAI_BASE_URL`` (Ollama, vLLM...) alone: the reranker is on that server, with ``rerank_model``."""
+    r = rerank.configured_reranker(Settings(_env_file=None, groq_api_key=None, gemini_api_key=None,
+                                            openai_base_url=f"{fake_llm.url}/v1", rerank_model="small-fast",
+                                            rerank_timeout_s=CAP_S))
+    try:
+        _set(fake_llm, rerank="say", rerank_say='```json\n{"ids": ["P2"]}\n```')
+        ps = _passages(4)
+        assert [p.hit.point_id for p in rerank.reranked(r, "q", lambda k: ps[:k])] == ["pt1", "pt0", "pt2", "pt3"]
+        assert [q["provider"] for q in fake_llm.rerank_requests] == ["openai"] and r.model == "small-fast"
+    finally:
+        r.close()
+        _set(fake_llm)
+
+
 @pytest.mark.parametrize("mode,say,outcome", [
     ("429", "", rerank.QUOTA), ("500", "", rerank.ERROR), ("down", "", rerank.ERROR),
     ("garbage", "", rerank.UNPARSABLE),
