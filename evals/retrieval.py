@@ -9,6 +9,12 @@ the pipeline (transcribe → slides → index over NATS) makes it ready. Questio
 through the product's own retrieval (``services.ask.retrieve``) in each configuration, and
 the default configuration also through ``POST /api/courses/{id}/search`` for latency.
 
+With a cloud model configured (a key in the environment, as for ask: ``GROQ_API_KEY``,
+``GEMINI_API_KEY`` or ``LC_OPENAI_BASE_URL``), one more row gives the passages as ask serves them:
+the default configuration's top 12 reranked by the model (``services.ask.rerank``), with the step's
+outcomes; that run is written to ``retrieval-served-latest.json`` (``retrieval-quick-served-…`` with
+``--quick``), never over the keyless files. Without a key the output is as it always was.
+
 Hit rule (Lecture Copilot protocol): a retrieved passage of the gold lecture whose span
 overlaps the gold span (``start < gold_end and end > gold_start``); rank = first hit in the
 top 6; recall@k over covered questions; MRR with misses scoring 0. P@5, nDCG@5 (binary
@@ -187,6 +193,32 @@ def configurations():
     ]
 
 
+def served_row(reranker, index, course: str, questions: list[dict], searched: list[str], qvecs, truth: tuple) -> dict:
+    """The row of the passages as ask serves them with a cloud model configured: the default
+    configuration's top 12, reranked by ``reranker`` (:func:`services.ask.rerank.reranked`, within its
+    cap; the search order where it fails), given the question as ask gives it (spelling corrected, its
+    framing kept). ``truth``: ``(lecture_of, relevant_count, main_lectures)`` for :func:`score`. The row
+    counts the step's outcomes; its times are search and rerank together (milliseconds)."""
+    from services.ask import rerank
+    from services.ask.answer import corrected
+    from services.ask.retrieve import retrieve
+
+    times, results, outcomes = [], [], {}
+    for q, sq, v in zip(questions, searched, qvecs):
+        t = time.perf_counter()
+        passages = retrieve(index, course, None, v, sq, k=rerank.CANDIDATES)
+        order, outcome = reranker.order(corrected(index, course, q["question"]), passages)
+        results.append(rerank.kept(passages, order))
+        times.append((time.perf_counter() - t) * 1000)
+        outcomes[outcome] = outcomes.get(outcome, 0) + 1
+    sc = score(results, questions, *truth)
+    print(f"{'as served: + cloud rerank':<40} r@1 {sc.recall_1:.3f} r@3 {sc.recall_3:.3f} r@6 {sc.recall_6:.3f} "
+          f"MRR {sc.mrr:.3f} outcomes {outcomes}", file=sys.stderr)
+    return {"name": f"as served: default + cloud rerank of the top 12 ({reranker.writer.name} {reranker.model})",
+            **asdict(sc), "p50_ms": statistics.median(times), "p95_ms": sorted(times)[int(0.95 * (len(times) - 1))],
+            "config": f"rerank:{reranker.writer.name}:{reranker.model}", "rerank_outcomes": outcomes}
+
+
 def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     """Runs the evaluation (see module docstring); returns the result dict and writes files.
 
@@ -197,6 +229,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     from lecturecopilot_ops.stack import ephemeral
     from services.ask import gate
     from services.ask.answer import search_query
+    from services.ask.rerank import configured_reranker
     from services.ask.retrieve import retrieve
     from services.ask.search_index import ALL_COURSES, EmbeddedSearchIndex
 
@@ -250,6 +283,10 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
                          "_evidence": cos})
             print(f"{name:<40} r@1 {sc.recall_1:.3f} r@3 {sc.recall_3:.3f} r@6 {sc.recall_6:.3f} "
                   f"MRR {sc.mrr:.3f} nDCG@5 {sc.ndcg_5:.3f}", file=sys.stderr)
+        reranker = served = configured_reranker(settings)
+        if reranker is not None:  # a cloud model configured (a key in the environment): the order ask serves
+            rows.append(served_row(reranker, index, course, questions, searched, qvecs, (lecture_of, n_rel, main)))
+            reranker.close()
         if not quick:
             results = [retrieve(index, ALL_COURSES, None, v, sq, k=6, config=RetrievalConfig())
                        for sq, v in zip(searched, qvecs)]
@@ -296,8 +333,10 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     name = "retrieval-quick" if quick else "retrieval"  # one current file per command (git keeps the earlier ones)
     if settings.search_profile != "ram":  # another profile's run is kept beside the default's, not over it
         name = f"{name}-{settings.search_profile}"
+    if served is not None:  # with a key: kept beside the published (keyless) figures, never over them
+        name = f"{name}-served"
     (out_dir / f"{name}-latest.json").write_text(json.dumps(result, indent=2))
-    if not quick and settings.search_profile == "ram":
+    if not quick and settings.search_profile == "ram" and served is None:
         (out_dir / "retrieval.md").write_text(markdown(result))
     return result
 

@@ -156,6 +156,14 @@ class Settings(BaseSettings):
                                    "(max_tokens; Gemini's max_output_tokens).")
     writer_streams_max: int = Field(default=6, ge=1, description="Writer streams one ask process keeps open at once; "
                                     "a question beyond them is answered extractively at once (reason writers_busy).")
+    rerank_timeout_s: float = Field(default=3.0, gt=0, le=30, description="With a cloud writer configured, the "
+                                    "longest the rerank step (services/ask/rerank.py) may take over one question "
+                                    "(wall clock, seconds; also its client's connect and per-read time-out); then "
+                                    "the search order is used unchanged. At most 30.")
+    rerank_model: str | None = Field(default=None, description="The model that reranks the top 12 passages "
+                                     "(services/ask/rerank.py), on the first configured writer's provider "
+                                     "(writer_order); a small fast one suits it (Groq: llama-3.1-8b-instant). "
+                                     "Unset: that writer's own model (groq_model, gemini_model or openai_model).")
     groq_api_key: str | None = Field(default=None, validation_alias=AliasChoices("GROQ_API_KEY", "LC_GROQ_API_KEY"))
     groq_model: str = "llama-3.3-70b-versatile"
     groq_base_url: str | None = None

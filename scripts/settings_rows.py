@@ -146,6 +146,10 @@ ROWS: list[tuple[tuple[str, ...], str]] = [
     (("writer_streams_max",), "writer streams one ask process keeps open at once; a question beyond them gets the "
      "extractive answer at once (`reason` `writers_busy`); ask's gRPC server has 8 threads besides, so searches and "
      "other calls never wait behind writer streams"),
+    (("rerank_timeout_s", "rerank_model"), "with a cloud writer configured, the top 12 passages go to a model "
+     "(the first configured writer's provider; unset model: that writer's own) that keeps the 6 most likely to answer, "
+     "best first; the step's cap (wall clock, seconds, > 0 and ≤ 30; on a time-out, an error, an over-quota answer or "
+     "a reply that does not parse, the search order is used unchanged). No key: no rerank, no cost"),
     (("qdrant_url", "qdrant_api_key", "qdrant_collection", "qdrant_replication_factor"), "a Qdrant server for the "
      "search points, written by index (and ingest's deletes), read by ask (qdrant-client; BM25 IDF kept per course); "
      "unset = each ask process's embedded qdrant-edge shard"),

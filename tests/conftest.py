@@ -118,7 +118,9 @@ def stack(tmp_path_factory, fake_llm, smtp_sink, otlp):
     writers = {"GROQ_API_KEY": "gsk_test", "LC_GROQ_BASE_URL": fake_llm.url, "GEMINI_API_KEY": "gm_test",
                "LC_GEMINI_BASE_URL": fake_llm.url, "LC_WRITER_TIMEOUT_S": "1.5", "LC_WRITER_ORDER": "groq,gemini",
                # the writers' bound over one answer, short so that its tests (test_writer_bounds.py) are quick
-               "LC_WRITER_DEADLINE_S": "4"}
+               "LC_WRITER_DEADLINE_S": "4",
+               # the rerank step's cap (services/ask/rerank.py), short so that test_rerank.py's slow model is quick
+               "LC_RERANK_TIMEOUT_S": "1.5"}
     mail = {"LC_SMTP_HOST": "127.0.0.1", "LC_SMTP_PORT": str(smtp_sink.port), "LC_OPERATOR_EMAIL": "operator@example.edu",
             "LC_ADMIN_EMAILS": "admin@example.edu"}
     telemetry = {"OTEL_EXPORTER_OTLP_ENDPOINT": otlp.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "300",

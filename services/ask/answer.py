@@ -34,7 +34,7 @@ from lecturecopilot import telemetry
 from lecturecopilot.labels import citation_label
 from lecturecopilot.settings import Settings
 
-from . import bounded, examprep, followup, gate, moment, outline, requests_policy, retrieve, spelling
+from . import bounded, examprep, followup, gate, moment, outline, requests_policy, rerank, retrieve, spelling
 from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
 from .examprep import pointer as quiz_pointer
 from .locate import locator
@@ -274,7 +274,8 @@ def _retrieved(request: AnswerRequest, question: str, said, ports: AskPorts, con
     with _TRACER.start_as_current_span("retrieve", attributes={"lc.course_id": course_id}) as span:
         topic_q = gate.request_topic(question)  # "explain chaining" is searched as "chaining"
         qvec = ports.embed([topic_q])[0]
-        ans.passages = retrieve.retrieve(ports.index, course_id, request.lecture_id, qvec, topic_q, k=6)
+        ans.passages = rerank.reranked(ports.reranker, question, lambda k: retrieve.retrieve(  # before the gate: see rerank
+            ports.index, course_id, request.lecture_id, qvec, topic_q, k=k))
         if request.at is not None:  # a question naming its own topic: the moment only breaks ties
             ans.passages = moment.tie_break(ans.passages, request.at)
         ans.retrieve_ms = (ports.clock() - ans.t0) * 1000

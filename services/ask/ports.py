@@ -135,7 +135,8 @@ class AskPorts:
     extractive writer is always the last resort); ``clock``: monotonic seconds; ``new_id``: a fresh
     id for a conversation or an answer; ``writer_slots``: a semaphore of the writer streams open at
     once in the process (``acquire(blocking=False)``, ``release()``; None: no cap), see
-    :mod:`services.ask.bounded`."""
+    :mod:`services.ask.bounded`; ``reranker``: the rerank step's
+    (:class:`services.ask.rerank.Reranker`; None: no cloud model, search order)."""
 
     store: AnswerStore
     index: SearchIndex
@@ -144,3 +145,4 @@ class AskPorts:
     clock: Callable[[], float] = time.perf_counter
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
     writer_slots: object | None = None
+    reranker: object | None = None

@@ -28,6 +28,7 @@ from .examprep import practice, store as examprep_store
 from .answer import AnswerConfig, AnswerRequest
 from .domain import Done, SentenceEvent
 from .ports import AskPorts
+from .rerank import configured_reranker
 from .search_index import EmbeddedSearchIndex, QdrantServerBackend
 from .store import AskStore
 from .writers.cloud import configured_writers
@@ -72,7 +73,8 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         self.index = index
         self.writers = configured_writers(settings)
         self.ports = AskPorts(store=self.store, index=index, embed=self._embed_many, writers=self.writers,
-                              writer_slots=threading.BoundedSemaphore(settings.writer_streams_max))
+                              writer_slots=threading.BoundedSemaphore(settings.writer_streams_max),
+                              reranker=configured_reranker(settings))
         self.config = AnswerConfig(settings.gate_threshold, settings.gate_coverage_weight, settings.writer_deadline_s,
                                    settings.writer_max_chars)
 

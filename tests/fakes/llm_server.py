@@ -18,6 +18,11 @@ streams that test the bounds on a writer (issue 31): ``slow`` (the ``ok`` answer
 ``piece_s``), ``endless`` (``"blah "`` every ``piece_s`` with no sentence end, for ever), ``huge``
 (4 MB of ``"blah "`` with no full stop, at once), ``stalled`` (the ``ok`` answer's first words, then
 nothing for ``stall_s``). ``streams_open`` counts the streamed responses still being sent.
+Rerank prompts (``services.ask.rerank``: "Passages:" then ``[P1]``) have a mode of their own,
+``rerank`` in the same ``POST /_mode`` (every ``POST /_mode`` without it sets it back to ``down``):
+``reverse`` (``{"ids": [...]}``, the listed ids last first), ``down`` (503), ``500``, ``429``,
+``timeout`` (``reverse`` after ``sleep_s``), ``garbage`` (prose, no JSON) and ``say`` (the text
+``rerank_say`` of the same ``POST``, as it is); they are recorded apart (``GET /_rerank_requests``).
 Follow-up rewrite prompts get "Standalone: <message> (following <last question>)"; exam-prep
 prompts ("Chapter: ...") a JSON question quoting the passage. Requests are recorded (``GET /_requests``).
 """
@@ -88,6 +93,22 @@ def answer_for(prompt: str, mode: str, attempt: int) -> str:
             f"That is what it says about {' '.join(first.split()[-2:])} (S1, {_clock(min(end, start + 2))}).")
 
 
+_RERANK = re.compile(r"^Passages:\n\[P1\]")
+
+
+def rerank_reply(prompt: str, mode: str, say: str) -> tuple[str | None, int]:
+    """The fake reranker's reply to a ``services.ask.rerank`` prompt in ``mode`` (module docstring):
+    ``(text, 200)``, or ``(None, status)`` for an error status."""
+    ids = re.findall(r"^\[(P\d+)\]$", prompt, re.MULTILINE)
+    if mode in ("down", "500", "429"):
+        return None, {"down": 503, "500": 500, "429": 429}[mode]
+    if mode == "garbage":
+        return "I think the third passage is the best one, then maybe the first.", 200
+    if mode == "say":
+        return say, 200
+    return json.dumps({"ids": ids[::-1]}), 200
+
+
 def _max_tokens(body: dict) -> int | None:
     """The answer's token cap a request asks for: OpenAI's ``max_tokens``, Gemini's ``maxOutputTokens``."""
     return body.get("max_tokens") or (body.get("generationConfig") or {}).get("maxOutputTokens")
@@ -100,6 +121,9 @@ class FakeLLM:
         self.modes = {"groq": "down", "gemini": "down", "openai": "down"}
         self.when: dict[str, str] = {}
         self.requests: list[dict] = []
+        self.rerank = "down"
+        self.rerank_say = ""
+        self.rerank_requests: list[dict] = []
         self.attempts: dict[str, int] = {}
         self.sleep_s = 5.0
         self.piece_s = 0.3
@@ -108,7 +132,22 @@ class FakeLLM:
         self._lock = threading.Lock()
         app = Flask("fake-llm")
 
+        def reranking(provider: str, prompt: str) -> tuple[str | None, Response | None]:
+            """A rerank prompt's reply text, or its error response (module docstring)."""
+            self.rerank_requests.append({"provider": provider, "prompt": prompt,
+                                         "max_tokens": _max_tokens(request.get_json(silent=True) or {})})
+            if self.rerank == "timeout":
+                time.sleep(self.sleep_s)
+            text, status = rerank_reply(prompt, self.rerank, self.rerank_say)
+            if text is None:
+                return None, Response(json.dumps({"error": {"message": f"rerank {status}", "code": status}}), status,
+                                      content_type="application/json", headers={"retry-after": "30"})
+            return text, None
+
         def behave(provider: str, prompt: str):
+            if _RERANK.match(prompt):
+                text, err = reranking(provider, prompt)
+                return text, "ok", err
             self.requests.append({"provider": provider, "prompt": prompt,
                                   "auth": request.headers.get("Authorization") or request.headers.get("x-goog-api-key"),
                                   "max_tokens": _max_tokens(request.get_json(silent=True) or {})})
@@ -129,10 +168,17 @@ class FakeLLM:
         def set_mode():
             body = dict(request.get_json())
             self.when = body.pop("when", {})
+            self.rerank = body.pop("rerank", "down")
+            self.rerank_say = body.pop("rerank_say", "")
+            self.rerank_requests.clear()
             self.modes.update(body)
             self.attempts.clear()
             self.requests.clear()
             return {"ok": True}
+
+        @app.get("/_rerank_requests")
+        def get_rerank_requests():
+            return jsonify(self.rerank_requests)
 
         @app.get("/_requests")
         def get_requests():

@@ -198,25 +198,36 @@ def configured_writers(settings: Settings) -> list[Writer]:
     The whole stream's time is bounded by its reader (:mod:`services.ask.bounded`)."""
     out: list[Writer] = []
     for name in [n.strip() for n in settings.writer_order.split(",") if n.strip()]:
-        if name == "groq" and settings.groq_api_key:
-            import groq
-
-            client = groq.Groq(api_key=settings.groq_api_key, base_url=settings.groq_base_url or None,
-                               timeout=settings.writer_timeout_s, max_retries=0)
-            out.append(OpenAIChatWriter("groq", client, settings.groq_model, settings.writer_max_tokens))
-        elif name == "gemini" and settings.gemini_api_key:
-            from google import genai
-            from google.genai import types
-
-            opts = types.HttpOptions(timeout=int(settings.writer_timeout_s * 1000),
-                                     base_url=settings.gemini_base_url or None,
-                                     retry_options=types.HttpRetryOptions(attempts=1))
-            out.append(GeminiWriter(genai.Client(api_key=settings.gemini_api_key, http_options=opts),
-                                    settings.gemini_model, settings.writer_max_tokens))
-        elif name == "openai" and settings.openai_base_url:
-            import openai
-
-            client = openai.OpenAI(api_key=settings.openai_api_key or "not-needed", base_url=settings.openai_base_url,
-                                   timeout=settings.writer_timeout_s, max_retries=0)
-            out.append(OpenAIChatWriter("openai", client, settings.openai_model, settings.writer_max_tokens))
+        writer = provider_writer(settings, name, settings.writer_timeout_s)
+        if writer is not None:
+            out.append(writer)
     return out
+
+
+def provider_writer(settings: Settings, name: str, timeout_s: float, model: str | None = None) -> Writer | None:
+    """The writer of provider ``name`` (``groq``, ``gemini``, ``openai``) when its key (or, for a local
+    server, URL) is set, else None (no client is built). Its client's connect and per-read time-out is
+    ``timeout_s`` seconds, with no retries (a failure means "try another writer", or for the reranker
+    :mod:`services.ask.rerank`, "keep the search order"); ``model``: the provider's model from Settings
+    when None."""
+    if name == "groq" and settings.groq_api_key:
+        import groq
+
+        client = groq.Groq(api_key=settings.groq_api_key, base_url=settings.groq_base_url or None,
+                           timeout=timeout_s, max_retries=0)
+        return OpenAIChatWriter("groq", client, model or settings.groq_model, settings.writer_max_tokens)
+    if name == "gemini" and settings.gemini_api_key:
+        from google import genai
+        from google.genai import types
+
+        opts = types.HttpOptions(timeout=int(timeout_s * 1000), base_url=settings.gemini_base_url or None,
+                                 retry_options=types.HttpRetryOptions(attempts=1))
+        return GeminiWriter(genai.Client(api_key=settings.gemini_api_key, http_options=opts),
+                            model or settings.gemini_model, settings.writer_max_tokens)
+    if name == "openai" and settings.openai_base_url:
+        import openai
+
+        client = openai.OpenAI(api_key=settings.openai_api_key or "not-needed", base_url=settings.openai_base_url,
+                               timeout=timeout_s, max_retries=0)
+        return OpenAIChatWriter("openai", client, model or settings.openai_model, settings.writer_max_tokens)
+    return None
