@@ -67,7 +67,7 @@ test-deploy: setup-test
 	$(PY) -m pytest -q tests/deploy
 
 ## PNGs of the course list, the course page, a streamed answer with chips, the instructor's upload page and the
-## "about 12:31" moment tag in the ask box,
+## "about 12:31" moment tag in the ask box, and a checkpoint while watching (with its insights table),
 ## at desktop and phone widths, into docs/screenshots/ (a throw-away stack, a real browser).
 screenshots: setup-test
-	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py tests/integration/test_web_practice.py tests/integration/test_web_notes.py tests/integration/test_web_moments.py -k "screenshots or uploads or practises or insights or notes or removable_tag"
+	LC_TEST_NATS=embedded LC_SCREENSHOTS=$(CURDIR)/docs/screenshots $(PY) -m pytest -q tests/integration/test_web_browser.py tests/integration/test_web_practice.py tests/integration/test_web_notes.py tests/integration/test_web_moments.py tests/integration/test_web_checkpoints.py -k "screenshots or uploads or practises or insights or notes or removable_tag or pauses"

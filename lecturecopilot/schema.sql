@@ -249,6 +249,10 @@ CREATE INDEX IF NOT EXISTS quiz_generations_lecture ON quiz_generations(lecture_
 ALTER TABLE quiz_generations ADD COLUMN IF NOT EXISTS automatic boolean NOT NULL DEFAULT false;
 -- assessment mode: answers to pasted graded items explain the concept without naming an option
 ALTER TABLE courses ADD COLUMN IF NOT EXISTS assessment_mode boolean NOT NULL DEFAULT false;
+-- checkpoints while watching (issue 33): at each chapter's end the player offers one practice question
+ALTER TABLE courses ADD COLUMN IF NOT EXISTS checkpoints boolean NOT NULL DEFAULT false;
+-- an attempt given at such a checkpoint (counted per checkpoint in the course's insights)
+ALTER TABLE quiz_attempts ADD COLUMN IF NOT EXISTS checkpoint boolean NOT NULL DEFAULT false;
 -- insights: who asked, as the keyed hash (HMAC) used for rate limits; never an email or IP
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS asker text;
 -- asked by the course's instructor or an admin: not counted as a student in insights

@@ -30,7 +30,8 @@ def question_pb(q: dict) -> ask_pb2.PracticeQuestion:
         citation=citation(q["cite_lecture_id"], q["cite_lecture_number"], q["cite_t_s"]),
         answer_index=q["answer_index"], explanation=q["explanation"] or "", method=q["method"] or "",
         report_comments=q.get("report_comments", []), reports=q.get("reports", 0),
-        attempts=q.get("attempts", 0), wrong=q.get("wrong", 0))
+        attempts=q.get("attempts", 0), wrong=q.get("wrong", 0),
+        checkpoint_attempts=q.get("checkpoint_attempts", 0), checkpoint_wrong=q.get("checkpoint_wrong", 0))
 
 
 def public_pb(q: dict) -> ask_pb2.PracticeQuestion:

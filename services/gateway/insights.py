@@ -18,6 +18,8 @@ log (every exchange: question, declined or not, sentences with citations, time) 
   count, chip) of answers from the
   lectures' content (not outline answers or "quiz me" pointers, which cite a lecture's start).
 - ``per_day``: questions (and declined ones) per day of the period, for the chart.
+- ``checkpoints`` (added by the route, :func:`services.gateway.routes.checkpoints.course_stats`): per
+  checkpoint while watching, the answers given at it and the wrong ones (all time).
 """
 
 from __future__ import annotations
@@ -165,7 +167,9 @@ class _SafeWriter:
 
 
 def to_csv(ins: dict) -> str:
-    """The insights as one CSV table: ``section,label,count,lecture_number,t_s,detail``."""
+    """The insights as one CSV table: ``section,label,count,lecture_number,t_s,detail`` (a
+    ``checkpoint`` row: the chapter, the answers given at it, its lecture and end, the wrong ones
+    and the question)."""
     buf = io.StringIO()
     w = _SafeWriter(buf)
     w.writerow(["section", "label", "count", "lecture_number", "t_s", "detail"])
@@ -181,4 +185,7 @@ def to_csv(ins: dict) -> str:
         w.writerow(["thumbs_down", d["question"], 1, "", "", d["comment"] or ""])
     for d in ins["per_day"]:
         w.writerow(["per_day", d["date"], d["questions"], "", "", f"declined {d['declined']}"])
+    for c in ins.get("checkpoints", []):  # count: answers given at it; detail: the wrong ones, the question
+        w.writerow(["checkpoint", c["chapter_title"], c["answered"], c["lecture_number"], c["at_s"],
+                    f"wrong {c['wrong']}: {c['question']}"])
     return buf.getvalue()

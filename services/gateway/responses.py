@@ -61,9 +61,10 @@ class CourseCreated(Answer):
 
 
 class CourseUpdated(CourseCreated):
-    """The course after the change."""
+    """The course after the change; ``checkpoints``: the player pauses at chapter ends for a question."""
 
     assessment_mode: bool
+    checkpoints: bool
 
 
 class CourseItem(Answer):
@@ -104,6 +105,7 @@ class CourseDetail(Answer):
     visibility: Visibility
     can_manage: bool
     assessment_mode: bool
+    checkpoints: bool
     lectures: list[LectureItem]
 
 
@@ -363,38 +365,3 @@ class PracticeResult(Answer):
     answer_index: int
     explanation: str
     citation: Citation
-
-
-# -- insights --------------------------------------------------------------------------------
-class Group(Answer):
-    """Questions grouped by meaning, labelled by the most central one."""
-
-    label: str
-    count: int
-    examples: list[str]
-
-
-class Moment(Citation):
-    """One of the most-cited moments (a whole second) with how often it was cited."""
-
-    lecture_title: str
-    count: int
-
-
-class Insights(Answer):
-    """What students asked over ``from``..``to`` (see ``services/gateway/insights.py``)."""
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
-    course_id: str
-    from_: str = Field(alias="from")
-    to: str
-    questions: int
-    declined: int
-    students: int
-    grouping: dict
-    topics: list[Group]
-    uncovered: list[Group]
-    thumbs_down: list[dict]
-    top_moments: list[Moment]
-    per_day: list[dict]
-

@@ -132,6 +132,7 @@ class CourseUpdate(Body):
     title: Text(200) | None = Field(None, description=TITLE)
     visibility: Literal["public", "private"] | None = Field(None, description=VISIBILITY)
     assessment_mode: StrictBool | None = Field(None, description="true or false")
+    checkpoints: StrictBool | None = Field(None, description="true or false: pause at each chapter's end for a question")
 
 
 class MemberAdd(Body):
@@ -256,6 +257,8 @@ class PracticeAnswer(Body):
     """``POST /api/practice/{question_id}/answer``."""
 
     choice: Int(0, 3) = Field(description=CHOICE)
+    checkpoint: StrictBool = Field(False, description=(
+        "true or false: answered at a checkpoint while watching (the question must be one of its lecture)"))
 
 
 class QuizEdit(Body):

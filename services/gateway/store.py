@@ -49,10 +49,11 @@ def ping(pool: ConnectionPool) -> None:
 
 # -- courses and members ---------------------------------------------------------------------
 def visible_course(pool: ConnectionPool, course_id: str, viewer: Viewer) -> dict | None:
-    """``{"id", "title", "owner_email", "visibility", "assessment_mode"}`` of a course ``viewer``
-    may see, else None (unknown or private to others)."""
+    """``{"id", "title", "owner_email", "visibility", "assessment_mode", "checkpoints"}`` of a course
+    ``viewer`` may see, else None (unknown or private to others)."""
     with pool.connection() as conn:
-        return conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, c.assessment_mode FROM courses c "
+        return conn.execute(f"SELECT c.id, c.title, c.owner_email, c.visibility, c.assessment_mode, c.checkpoints "
+                            f"FROM courses c "
                             f"WHERE c.id=%(cid)s AND {VISIBLE}", {**viewer.params(), "cid": course_id}).fetchone()
 
 
@@ -71,11 +72,12 @@ def create_course(pool: ConnectionPool, course_id: str, title: str, owner_email:
                      (course_id, title, owner_email, visibility))
 
 
-def update_course(pool: ConnectionPool, course_id, title: str, visibility: str, assessment_mode: bool) -> None:
-    """Sets a course's title, visibility and assessment mode."""
+def update_course(pool: ConnectionPool, course_id, title: str, visibility: str, assessment_mode: bool,
+                  checkpoints: bool) -> None:
+    """Sets a course's title, visibility, assessment mode and checkpoints (on or off)."""
     with pool.connection() as conn:
-        conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s WHERE id=%s",
-                     (title, visibility, assessment_mode, course_id))
+        conn.execute("UPDATE courses SET title=%s, visibility=%s, assessment_mode=%s, checkpoints=%s WHERE id=%s",
+                     (title, visibility, assessment_mode, checkpoints, course_id))
 
 
 def add_member(pool: ConnectionPool, course_id, email: str) -> None:

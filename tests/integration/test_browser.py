@@ -46,7 +46,7 @@ def test_chip_click_seeks_video(stack, course, page, tmp_path):
     chip = max(chips, key=lambda c: float(c.get_attribute("data-t")))
     label = chip.inner_text()
     assert label.startswith("L2 · ")
-    assert chip.get_attribute("aria-label").startswith("Play lecture 2 at ")
+    assert chip.get_attribute("aria-label").startswith(f"{chip.inner_text()}: play lecture 2 at ")
     t = float(chip.get_attribute("data-t"))
     assert res.part_starts_s[1] - 1 <= t <= res.duration_s
     page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)

@@ -10,7 +10,7 @@ import pytest
 import requests
 from openapi_spec_validator import validate
 
-from services.gateway import responses
+from services.gateway import responses, study_responses
 from services.gateway.openapi import documented as is_documented, path_of
 
 from web_helpers import mint
@@ -42,7 +42,8 @@ def _fits(doc: dict, path: str, method: str, r: requests.Response) -> dict:
     assert str(r.status_code) in answers or r.status_code >= 400, (path, method, r.status_code, r.text[:300])
     spec = answers.get(str(r.status_code), answers["default"])
     ref = spec["content"]["application/json"]["schema"]["$ref"]
-    model = getattr(responses, ref.rsplit("/", 1)[-1].removesuffix("-Output"))
+    name = ref.rsplit("/", 1)[-1].removesuffix("-Output")
+    model = getattr(responses, name, None) or getattr(study_responses, name)
     model.model_validate(r.json())
     return r.json()
 
@@ -84,10 +85,17 @@ def test_real_answers_fit_the_documented_models(stack, doc):
     call("post", "/api/lectures/{lecture_id}/quiz/answers", json={"answers": [
         {"question_id": ids["question_id"], "choice": 0}]})
     call("post", "/api/practice/{question_id}/answer", json={"choice": 1})
+    assert call("get", "/api/lectures/{lecture_id}/checkpoints")["enabled"] is False
+    assert call("patch", "/api/courses/{course_id}", json={"checkpoints": True})["checkpoints"] is True
+    checkpoints = call("get", "/api/lectures/{lecture_id}/checkpoints")["checkpoints"]
+    r = requests.post(f"{base}/api/practice/{checkpoints[0]['question']['id']}/answer", headers=owner, timeout=30,
+                      json={"choice": 0, "checkpoint": True})
+    _fits(doc, "/api/practice/{question_id}/answer", "post", r)
     call("patch", "/api/quiz/questions/{question_id}", json={"explanation": "Because the halves are merged."})
     student = mint(stack, "student", "openapi-student@example.edu")
     call("post", "/api/courses/{course_id}/ask", who=student, json={"question": "How are the halves merged?"})
-    assert call("get", "/api/courses/{course_id}/insights")["questions"] >= 1  # a student's: staff are not counted
+    ins = call("get", "/api/courses/{course_id}/insights")
+    assert ins["questions"] >= 1 and ins["checkpoints"][0]["answered"] == 1  # a student's: staff are not counted
     call("get", "/api/me", who=student)
     call("get", "/api/me", who={})
     call("get", "/healthz", who={})

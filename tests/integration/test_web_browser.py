@@ -111,7 +111,7 @@ def test_chip_seeks_across_lectures_and_highlights_the_line(stack, course, page)
     chip = chips[idx]
     label, t = chip.inner_text(), float(chip.get_attribute("data-t"))
     assert label.startswith("L2 · ") and chip.get_attribute("data-lecture") == course["l2"]
-    assert chip.get_attribute("aria-label") == f"Play lecture 2 at {label.split(' · ')[1]}"
+    assert chip.get_attribute("aria-label") == f"{label}: play lecture 2 at {label.split(' · ')[1]}"  # label in name
     chip.focus()
     page.keyboard.press("Enter")
     page.wait_for_function("() => document.querySelector('#now-playing').textContent.startsWith('L2')", timeout=10_000)

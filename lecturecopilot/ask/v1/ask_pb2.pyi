@@ -21,7 +21,7 @@ class ListPracticeRequest(_message.Message):
     def __init__(self, lecture_id: _Optional[str] = ..., course_id: _Optional[str] = ..., with_answers: _Optional[bool] = ...) -> None: ...
 
 class PracticeQuestion(_message.Message):
-    __slots__ = ("id", "course_id", "lecture_id", "lecture_number", "question", "options", "citation", "answer_index", "explanation", "method", "report_comments", "reports", "attempts", "wrong")
+    __slots__ = ("id", "course_id", "lecture_id", "lecture_number", "question", "options", "citation", "answer_index", "explanation", "method", "report_comments", "reports", "attempts", "wrong", "checkpoint_attempts", "checkpoint_wrong")
     ID_FIELD_NUMBER: _ClassVar[int]
     COURSE_ID_FIELD_NUMBER: _ClassVar[int]
     LECTURE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -36,6 +36,8 @@ class PracticeQuestion(_message.Message):
     REPORTS_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     WRONG_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_WRONG_FIELD_NUMBER: _ClassVar[int]
     id: str
     course_id: str
     lecture_id: str
@@ -50,7 +52,9 @@ class PracticeQuestion(_message.Message):
     reports: int
     attempts: int
     wrong: int
-    def __init__(self, id: _Optional[str] = ..., course_id: _Optional[str] = ..., lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., citation: _Optional[_Union[Citation, _Mapping]] = ..., answer_index: _Optional[int] = ..., explanation: _Optional[str] = ..., method: _Optional[str] = ..., report_comments: _Optional[_Iterable[str]] = ..., reports: _Optional[int] = ..., attempts: _Optional[int] = ..., wrong: _Optional[int] = ...) -> None: ...
+    checkpoint_attempts: int
+    checkpoint_wrong: int
+    def __init__(self, id: _Optional[str] = ..., course_id: _Optional[str] = ..., lecture_id: _Optional[str] = ..., lecture_number: _Optional[int] = ..., question: _Optional[str] = ..., options: _Optional[_Iterable[str]] = ..., citation: _Optional[_Union[Citation, _Mapping]] = ..., answer_index: _Optional[int] = ..., explanation: _Optional[str] = ..., method: _Optional[str] = ..., report_comments: _Optional[_Iterable[str]] = ..., reports: _Optional[int] = ..., attempts: _Optional[int] = ..., wrong: _Optional[int] = ..., checkpoint_attempts: _Optional[int] = ..., checkpoint_wrong: _Optional[int] = ...) -> None: ...
 
 class ListPracticeResponse(_message.Message):
     __slots__ = ("questions", "generated_at", "regenerate_every_s")
@@ -101,12 +105,14 @@ class ReportPracticeQuestionRequest(_message.Message):
     def __init__(self, question_id: _Optional[str] = ..., comment: _Optional[str] = ...) -> None: ...
 
 class PracticeAnswer(_message.Message):
-    __slots__ = ("question_id", "choice")
+    __slots__ = ("question_id", "choice", "checkpoint")
     QUESTION_ID_FIELD_NUMBER: _ClassVar[int]
     CHOICE_FIELD_NUMBER: _ClassVar[int]
+    CHECKPOINT_FIELD_NUMBER: _ClassVar[int]
     question_id: str
     choice: int
-    def __init__(self, question_id: _Optional[str] = ..., choice: _Optional[int] = ...) -> None: ...
+    checkpoint: bool
+    def __init__(self, question_id: _Optional[str] = ..., choice: _Optional[int] = ..., checkpoint: _Optional[bool] = ...) -> None: ...
 
 class AnswerPracticeRequest(_message.Message):
     __slots__ = ("answers",)

@@ -175,7 +175,7 @@ class AskServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def AnswerPractice(self, request, context):
-        """Records each answer in order and grades it (choice 0-3).
+        """Records each answer in order (with whether it came from a checkpoint) and grades it (choice 0-3).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -24,13 +24,16 @@ __all__ = ["NotFound", "QuizError", "answer", "delete", "edit", "list_practice",
 
 def _with_answers(conn, rows: list[dict]) -> list[dict]:
     """``rows`` with the instructor's fields: ``report_comments`` (non-empty, oldest first),
-    ``reports``, ``attempts``, ``wrong``."""
+    ``reports``, ``attempts``, ``wrong``, and of those the answers given at a checkpoint:
+    ``checkpoint_attempts``, ``checkpoint_wrong``."""
     stats, comments = store.practice_stats(conn, [r["id"] for r in rows])
     out = []
     for r in rows:
-        mine, st = comments.get(r["id"], []), stats.get(r["id"], {"n": 0, "wrong": 0})
+        mine = comments.get(r["id"], [])
+        st = stats.get(r["id"], {"n": 0, "wrong": 0, "cp_n": 0, "cp_wrong": 0})
         out.append({**r, "report_comments": [c for c in mine if c], "reports": len(mine),
-                    "attempts": st["n"], "wrong": st["wrong"]})
+                    "attempts": st["n"], "wrong": st["wrong"],
+                    "checkpoint_attempts": st["cp_n"], "checkpoint_wrong": st["cp_wrong"]})
     return out
 
 
@@ -84,11 +87,12 @@ def report(pool: ConnectionPool, question_id: str, comment: str | None) -> None:
         store.report_question(conn, question_id, comment)
 
 
-def answer(pool: ConnectionPool, answers: Sequence[tuple[str, int]]) -> list[dict]:
-    """Records and grades each ``(question_id, choice)`` in order; per answer ``{"question_id",
-    "choice", "correct", "answer_index", "explanation", "cite_lecture_id", "cite_lecture_number",
-    "cite_t_s"}``. NotFound for an unknown question, QuizError for a choice not 0–3 (the answers
-    before it stay recorded)."""
+def answer(pool: ConnectionPool, answers: Sequence[tuple[str, int, bool]]) -> list[dict]:
+    """Records and grades each ``(question_id, choice, checkpoint)`` in order (``checkpoint``: the
+    answer was given at a checkpoint while watching, counted apart in the statistics); per answer
+    ``{"question_id", "choice", "correct", "answer_index", "explanation", "cite_lecture_id",
+    "cite_lecture_number", "cite_t_s"}``. NotFound for an unknown question, QuizError for a choice
+    not 0–3 (the answers before it stay recorded)."""
     with pool.connection() as conn:
-        return [{"question_id": qid, "choice": choice, **store.record_attempt(conn, qid, choice)}
-                for qid, choice in answers]
+        return [{"question_id": qid, "choice": choice, **store.record_attempt(conn, qid, choice, checkpoint)}
+                for qid, choice, checkpoint in answers]

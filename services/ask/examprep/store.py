@@ -303,25 +303,28 @@ def report_question(conn, question_id: str, comment: str | None = None) -> None:
     _rows(conn, "INSERT INTO quiz_reports (question_id, comment) VALUES (%s,%s)", (q["id"], (comment or "").strip() or None))
 
 
-def record_attempt(conn, question_id: str, chosen_index: int) -> dict:
-    """Records a student's answer; returns {correct, answer_index, explanation, cite_lecture_id,
-    cite_lecture_number, cite_t_s}. NotFound for an unknown question, QuizError for a choice not 0–3."""
+def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool = False) -> dict:
+    """Records a student's answer (``checkpoint``: given at a checkpoint while watching); returns
+    {correct, answer_index, explanation, cite_lecture_id, cite_lecture_number, cite_t_s}.
+    NotFound for an unknown question, QuizError for a choice not 0–3."""
     q = get_question(conn, question_id)
     if isinstance(chosen_index, bool) or not isinstance(chosen_index, int) or not 0 <= chosen_index <= 3:
         raise QuizError("chosen_index must be 0, 1, 2 or 3.")
     correct = chosen_index == q["answer_index"]
-    _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct) VALUES (%s,%s,%s)",
-          (q["id"], chosen_index, correct))
+    _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct, checkpoint) VALUES (%s,%s,%s,%s)",
+          (q["id"], chosen_index, correct, bool(checkpoint)))
     return {"correct": correct, "answer_index": q["answer_index"], "explanation": q["explanation"],
             "cite_lecture_id": q["cite_lecture_id"], "cite_lecture_number": q["cite_lecture_number"],
             "cite_t_s": q["cite_t_s"]}
 
 
 def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict[str, list]]:
-    """For the questions: ``({id: {"n", "wrong"}}`` attempts and wrong ones, ``{id: [comment, ...]})``
-    of their reports (oldest first; a comment may be None). Two queries."""
+    """For the questions: ``({id: {"n", "wrong", "cp_n", "cp_wrong"}}`` attempts and wrong ones, all
+    and those given at a checkpoint, ``{id: [comment, ...]})`` of their reports (oldest first; a
+    comment may be None). Two queries."""
     stats = {x["q"]: x for x in _rows(
-        conn, "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong "
+        conn, "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong, "
+              "count(*) FILTER (WHERE checkpoint) AS cp_n, count(*) FILTER (WHERE checkpoint AND NOT correct) AS cp_wrong "
               "FROM quiz_attempts WHERE question_id = ANY(%s::uuid[]) GROUP BY question_id", (question_ids,))}
     comments: dict[str, list] = {}
     for c in _rows(conn, "SELECT question_id::text AS q, comment FROM quiz_reports "

@@ -8,6 +8,7 @@
 | ``answers`` | search, ask (JSON or SSE), feedback on answers |
 | ``accounts`` | ``/api/me``, sign-in links, sessions, role requests, contact |
 | ``practice`` | practice questions (exam prep) |
+| ``checkpoints`` | a lecture's checkpoints while watching (a practice question at each chapter's end) |
 | ``insights`` | course insights for instructors |
 | ``captions`` | a lecture's captions as WebVTT and SubRip |
 | ``notes`` | a person's private notes pinned to moments, and their Markdown export |
@@ -17,10 +18,10 @@ from __future__ import annotations
 
 from flask import Flask
 
-from . import accounts, answers, captions, courses, insights, lectures, notes, pages, practice
+from . import accounts, answers, captions, checkpoints, courses, insights, lectures, notes, pages, practice
 
-BLUEPRINTS = (pages.bp, courses.bp, lectures.bp, answers.bp, accounts.bp, practice.bp, insights.bp, captions.bp,
-              notes.bp)
+BLUEPRINTS = (pages.bp, courses.bp, lectures.bp, answers.bp, accounts.bp, practice.bp, checkpoints.bp, insights.bp,
+              captions.bp, notes.bp)
 
 
 def register(app: Flask) -> None:

@@ -1,5 +1,5 @@
 """Courses and their members: create (instructors, admins), list, read, rename / change
-visibility or assessment mode, delete (through ingest: media, rows and search points), and the
+visibility, assessment mode or checkpoints, delete (through ingest: media, rows and search points), and the
 members who may see a private course."""
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def get_course(course_id: str):
     c = course_row(course_id)
     rows = store.lectures_of(ctx().pool, c["id"])
     return {"id": str(c["id"]), "title": c["title"], "visibility": c["visibility"], "can_manage": may_manage(c),
-            "assessment_mode": c["assessment_mode"], "lectures": [lecture_json(r) for r in rows]}
+            "assessment_mode": c["assessment_mode"], "checkpoints": c["checkpoints"], "lectures": [lecture_json(r) for r in rows]}
 
 
 @bp.patch("/api/courses/<course_id>")
@@ -65,8 +65,10 @@ def update_course(course_id: str, body: schemas.CourseUpdate):
     title = c["title"] if body.title is None else body.title
     visibility = body.visibility or c["visibility"]
     assessment = c["assessment_mode"] if body.assessment_mode is None else body.assessment_mode
-    store.update_course(ctx().pool, c["id"], title, visibility, assessment)
-    return {"id": str(c["id"]), "title": title, "visibility": visibility, "assessment_mode": assessment}
+    checkpoints = c["checkpoints"] if body.checkpoints is None else body.checkpoints
+    store.update_course(ctx().pool, c["id"], title, visibility, assessment, checkpoints)
+    return {"id": str(c["id"]), "title": title, "visibility": visibility, "assessment_mode": assessment,
+            "checkpoints": checkpoints}
 
 
 @bp.delete("/api/courses/<course_id>")

@@ -11,11 +11,12 @@ from flask import Blueprint, Response, request
 from lecturecopilot import telemetry
 from lecturecopilot.ask.v1 import ask_pb2
 
-from .. import insights, responses as out
+from .. import insights, study_responses as out
 from ..access import course_row
 from ..context import ctx
 from ..contract import query, returns
 from ..errors import ApiError, grpc_error
+from . import checkpoints
 
 bp = Blueprint("insights", __name__)
 _DAY = {"type": "string", "format": "date"}  # ISO 8601: 400 invalid_period otherwise (insights.period)
@@ -47,7 +48,8 @@ def load(course_id: str) -> dict:
     except ValueError as e:
         raise ApiError(400, "invalid_period", str(e)) from None
     with ctx().pool.connection() as conn:
-        return insights.compute(conn, str(c["id"]), start, end, embed)
+        found = insights.compute(conn, str(c["id"]), start, end, embed)
+    return {**found, "checkpoints": checkpoints.course_stats(c)}
 
 
 @bp.get("/api/courses/<course_id>/insights")

@@ -22,8 +22,9 @@ from lecturecopilot import telemetry
 from lecturecopilot.ask.v1 import ask_pb2
 from lecturecopilot.labels import citation_label
 
-from .. import limits, responses as out, schemas
+from .. import limits, responses as out, schemas, store
 from ..access import course_row, lecture_row, limited, may_manage, person, within_course
+from ..checkpoints import Checkpoint, pick
 from ..context import ctx
 from ..contract import accepts, returns
 from ..errors import ApiError, grpc_error
@@ -81,10 +82,28 @@ def _questions(**scope: str) -> list[ask_pb2.PracticeQuestion]:
     return list(_listed(**scope).questions)
 
 
-def _answered(answers: list[tuple[str, int]]) -> list[ask_pb2.PracticeResult]:
-    """Records and grades ``(question_id, choice)`` pairs in ask (400 ``invalid_answers`` if ask refuses one)."""
-    req = ask_pb2.AnswerPracticeRequest(answers=[ask_pb2.PracticeAnswer(question_id=q, choice=c) for q, c in answers])
+def _answered(answers: list[tuple[str, int]], checkpoint: bool = False) -> list[ask_pb2.PracticeResult]:
+    """Records and grades ``(question_id, choice)`` pairs in ask, marked as given at a checkpoint when
+    ``checkpoint`` (400 ``invalid_answers`` if ask refuses one)."""
+    req = ask_pb2.AnswerPracticeRequest(answers=[ask_pb2.PracticeAnswer(question_id=q, choice=c, checkpoint=checkpoint)
+                                                 for q, c in answers])
     return list(ask_call("AnswerPractice", req, invalid="invalid_answers").results)
+
+
+def lecture_checkpoints(lecture_id: str) -> list[Checkpoint]:
+    """The lecture's checkpoints (whatever the course's setting), from its chapters and ask's
+    questions of the lecture (see :func:`services.gateway.checkpoints.pick`). ApiError as
+    :func:`grpc_error` when ask fails."""
+    return pick(store.chapters(ctx().pool, lecture_id), _questions(lecture_id=lecture_id), lecture_id)
+
+
+def _require_checkpoint(q: ask_pb2.PracticeQuestion) -> None:
+    """ApiError 409 ``checkpoints_off`` when the question's course has checkpoints off, 400
+    ``not_a_checkpoint`` when the question is not one of its lecture's checkpoints."""
+    if not course_row(q.course_id)["checkpoints"]:
+        raise ApiError(409, "checkpoints_off", "This course has checkpoints off.")
+    if q.id not in {c.question.id for c in lecture_checkpoints(q.lecture_id)}:
+        raise ApiError(400, "not_a_checkpoint", "This question is not a checkpoint of its lecture.")
 
 
 def grade(rows: list[ask_pb2.PracticeQuestion], body: schemas.QuizAnswers) -> dict:
@@ -223,10 +242,15 @@ def lecture_practice(lecture_id: str):
 @accepts(schemas.PracticeAnswer)
 @returns(out.PracticeResult)
 def practice_answer(question_id: str, body: schemas.PracticeAnswer):
-    """``{"choice": int}`` → ``{"correct", "answer_index", "explanation", "citation"}`` (the attempt
-    is recorded)."""
+    """``{"choice": int, "checkpoint": bool}`` → ``{"correct", "answer_index", "explanation",
+    "citation"}`` (the attempt is recorded). With ``checkpoint`` true the answer was given at a
+    checkpoint while watching and is counted for it in the course's insights: 409
+    ``checkpoints_off`` when the course has them off, 400 ``not_a_checkpoint`` when the question is
+    not one of its lecture's checkpoints."""
     q = question_row(question_id)
+    if body.checkpoint:
+        _require_checkpoint(q)
     limited([(f"quiz-answer:{person()}", limits.HOUR_S, ctx().settings.quiz_answer_limit)], "practice answers")
-    [got] = _answered([(q.id, body.choice)])
+    [got] = _answered([(q.id, body.choice)], checkpoint=body.checkpoint)
     return {"correct": got.correct, "answer_index": got.answer_index, "explanation": got.explanation,
             "citation": _chip(got.citation)}

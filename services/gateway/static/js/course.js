@@ -24,8 +24,8 @@ export async function showCourse(courseId, mode = "ask") {
   whole.addEventListener("click", () => setScope(""));
   list.append(el("li", {}, whole));
   for (const l of course.lectures) {
-    const b = el("button", { type: "button", "data-lecture": l.id, "data-scope": l.id,
-      "aria-label": `Lecture ${l.number}: ${l.title}${l.duration_s ? `, ${clock(l.duration_s)}` : ""}, ${statusText(l)}` },
+    // named by what it shows (WCAG 2.5.3, label in name): number, title, length and status
+    const b = el("button", { type: "button", "data-lecture": l.id, "data-scope": l.id },
       el("span", { class: "num", text: `L${l.number}` }), el("strong", { text: l.title }),
       el("span", { class: "status" }, l.duration_s ? `${clock(l.duration_s)} · ` : "",
         el("span", { class: `st st-${l.status}`, text: statusText(l) })));

@@ -1,6 +1,6 @@
 // A course's insights for its instructor: questions per day, topics, what the lectures did not
 // cover, the most cited moments and the thumbs down, for a date range (CSV too).
-import { $, api, clock, el, state } from "./util.js";
+import { $, api, chipName, clock, el, state } from "./util.js";
 
 function isoDay(d) { return d.toISOString().slice(0, 10); }
 
@@ -58,7 +58,7 @@ function renderInsights(course, ins) {
   groups($("#ins-uncovered"), ins.uncovered, "Every question in this period was covered.");
   $("#ins-moments").replaceChildren(...ins.top_moments.map((m) => el("li", {},
     el("a", { class: "chip", href: `/courses/${course.id}?lecture=${m.lecture_id}&t=${m.t_s}`, text: m.label,
-      "aria-label": `Play lecture ${m.lecture_number} at ${clock(m.t_s)}` }),
+      "aria-label": chipName(m.lecture_number, m.t_s, m.label) }),
     el("span", { text: ` ${m.lecture_title} ` }), el("span", { class: "muted small", text: `cited ${m.count}×` }))));
   if (!ins.top_moments.length) $("#ins-moments").replaceChildren(el("li", { class: "muted", text: "No citations in this period." }));
   $("#ins-down").replaceChildren(...ins.thumbs_down.map((d) => el("li", {},
@@ -66,6 +66,20 @@ function renderInsights(course, ins) {
     el("p", { class: "muted small", text: d.answer }),
     d.comment ? el("p", { class: "comment", text: `“${d.comment}”` }) : el("p", { class: "muted small", text: "No comment." }))));
   if (!ins.thumbs_down.length) $("#ins-down").replaceChildren(el("li", { class: "muted", text: "No thumbs down in this period." }));
+  renderCheckpoints(course, ins.checkpoints);
+}
+
+function renderCheckpoints(course, checkpoints) {
+  // per checkpoint: where (a chip that opens the lecture at the chapter's end), the question, answered, wrong
+  $("#ins-cp").replaceChildren(...checkpoints.map((c) => el("tr", { dataset: { question: c.question_id } },
+    el("td", {}, el("a", { class: "chip", href: `/courses/${course.id}?lecture=${c.lecture_id}&t=${c.at_s}`,
+      text: `L${c.lecture_number} · ${clock(c.at_s)}`, "aria-label": chipName(c.lecture_number, c.at_s) }),
+    el("span", { text: ` ${c.chapter_title}` })),
+    el("td", { text: c.question }),
+    el("td", { class: "num", text: String(c.answered) }),
+    el("td", { class: "num", text: c.answered ? `${c.wrong} (${Math.round((100 * c.wrong) / c.answered)}%)` : "0" }))));
+  $("#ins-cp-table").hidden = !checkpoints.length;
+  $("#ins-cp-empty").hidden = checkpoints.length > 0;
 }
 
 function dayChart(days) {

@@ -51,6 +51,7 @@ export async function showManageCourse(courseId) {
     $("#mc-open").href = `/courses/${c.id}`;
     $("#mc-insights").href = `/manage/${c.id}/insights`;
     $("#mc-assessment").checked = !!c.assessment_mode;
+    $("#mc-checkpoints").checked = !!c.checkpoints;
     const tbody = $("#mc-lectures");
     rowStreams.forEach((es) => es.close()); // one live status stream per processing row, renewed on each render
     rowStreams.length = 0;
@@ -86,7 +87,7 @@ export async function showManageCourse(courseId) {
   $("#rename-course").addEventListener("submit", async (e) => {
     e.preventDefault();
     await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value,
-      assessment_mode: $("#mc-assessment").checked } });
+      assessment_mode: $("#mc-assessment").checked, checkpoints: $("#mc-checkpoints").checked } });
     await render();
   });
   $("#mc-delete").addEventListener("click", async () => {

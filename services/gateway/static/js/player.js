@@ -1,8 +1,9 @@
 // The lecture player: which lecture plays, seeking to a cited moment, captions, a fresh video URL
-// when a presigned one expires, and the citation chips that play a moment.
-import { $, clock, el, state } from "./util.js";
+// when a presigned one expires, the citation chips that play a moment, and the lecture's checkpoints.
+import { $, chipName, el, state } from "./util.js";
 import { highlightTranscript, loadStudy, scrollTranscriptTo } from "./transcript.js";
 import { loadNotes } from "./notes.js";
+import { loadCheckpoints } from "./checkpoint.js";
 
 function seekPlayer(t) {
   const player = $("#player");
@@ -32,6 +33,7 @@ export function selectLecture(lecture, seekTo) {
     loadStudy(lecture, (t) => selectLecture(lecture, t)).then(() => { if (seekTo !== undefined) highlightTranscript(seekTo, "cited"); })
       .catch(() => {});
     loadNotes(lecture, (t) => selectLecture(lecture, t));
+    loadCheckpoints(lecture, chipFor);
     if (seekTo !== undefined) seekPlayer(seekTo);
   } else if (seekTo !== undefined) {
     seekPlayer(seekTo);
@@ -97,7 +99,7 @@ function showPlayer() {
 }
 
 export function chipFor(c) {
-  const b = el("button", { type: "button", class: "chip", text: c.label, "aria-label": `Play lecture ${c.lecture_number} at ${clock(c.t_s)}`,
+  const b = el("button", { type: "button", class: "chip", text: c.label, "aria-label": chipName(c.lecture_number, c.t_s, c.label),
     dataset: { t: c.t_s, lecture: c.lecture_id } });
   b.addEventListener("click", () => {
     const lecture = state.lectures.find((l) => l.id === c.lecture_id);

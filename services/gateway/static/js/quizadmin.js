@@ -1,5 +1,5 @@
 // Manage: a lecture's practice questions (generate, edit, delete, see reports).
-import { $, api, clock, confirmDialog, el } from "./util.js";
+import { $, api, chipName, confirmDialog, el } from "./util.js";
 
 export async function setupQuizAdmin(course) {
   const pick = $("#mc-quiz-lecture");
@@ -53,7 +53,7 @@ function quizAdminItem(course, lectureId, q, i) {
       { class: k === q.answer_index ? "is-answer" : "" }, el("span", { text: o }),
       k === q.answer_index ? el("span", { class: "tag-ok", text: " correct" }) : null)));
     const cite = el("a", { class: "chip", href: `/courses/${course.id}?lecture=${q.citation.lecture_id}&t=${q.citation.t_s}`,
-      text: q.citation.label, "aria-label": `Play lecture ${q.citation.lecture_number} at ${clock(q.citation.t_s)}` });
+      text: q.citation.label, "aria-label": chipName(q.citation.lecture_number, q.citation.t_s, q.citation.label) });
     const stats = el("p", { class: "muted small" },
       `Answered ${q.attempts}×${q.attempts ? `, wrong ${q.wrong}×` : ""} · written ${q.method === "extractive" ? "from the transcript" : `by ${q.method}`}`,
       q.reports ? el("span", { class: "badge warn", text: `reported ${q.reports}×` }) : null);

@@ -9,6 +9,11 @@ export function clock(t) {
   return h ? `${h}:${String(m).padStart(2, "0")}:${String(s).padStart(2, "0")}` : `${m}:${String(s).padStart(2, "0")}`;
 }
 
+// a chip's accessible name: its visible label first (WCAG 2.5.3, label in name), then what it does
+export function chipName(lectureNumber, t, label = `L${lectureNumber} · ${clock(t)}`) {
+  return `${label}: play lecture ${lectureNumber} at ${clock(t)}`;
+}
+
 export function el(tag, props = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
