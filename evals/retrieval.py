@@ -219,11 +219,13 @@ def served_row(reranker, index, course: str, questions: list[dict], searched: li
             "config": f"rerank:{reranker.writer.name}:{reranker.model}", "rerank_outcomes": outcomes}
 
 
-def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
+def run(quick: bool = False, out_dir: Path = RESULTS, eph=None, served: bool = False) -> dict:
     """Runs the evaluation (see module docstring); returns the result dict and writes files.
 
     ``eph``: an already running ``lecturecopilot_ops.stack.Ephemeral`` to use (tests pass theirs);
-    by default a throw-away stack is started for the run."""
+    by default a throw-away stack is started for the run. ``served``: add the as-served (reranked)
+    row when a cloud model is configured (the command does; a caller that only wants the keyless
+    figures, as the tests do with their fake model's key in the environment, leaves it off)."""
     from lecturecopilot import db, models
     from lecturecopilot.settings import Settings
     from lecturecopilot_ops.stack import ephemeral
@@ -283,7 +285,7 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
                          "_evidence": cos})
             print(f"{name:<40} r@1 {sc.recall_1:.3f} r@3 {sc.recall_3:.3f} r@6 {sc.recall_6:.3f} "
                   f"MRR {sc.mrr:.3f} nDCG@5 {sc.ndcg_5:.3f}", file=sys.stderr)
-        reranker = served = configured_reranker(settings)
+        reranker = configured_reranker(settings) if served else None
         if reranker is not None:  # a cloud model configured (a key in the environment): the order ask serves
             rows.append(served_row(reranker, index, course, questions, searched, qvecs, (lecture_of, n_rel, main)))
             reranker.close()
@@ -333,10 +335,10 @@ def run(quick: bool = False, out_dir: Path = RESULTS, eph=None) -> dict:
     name = "retrieval-quick" if quick else "retrieval"  # one current file per command (git keeps the earlier ones)
     if settings.search_profile != "ram":  # another profile's run is kept beside the default's, not over it
         name = f"{name}-{settings.search_profile}"
-    if served is not None:  # with a key: kept beside the published (keyless) figures, never over them
+    if reranker is not None:  # with a key: kept beside the published (keyless) figures, never over them
         name = f"{name}-served"
     (out_dir / f"{name}-latest.json").write_text(json.dumps(result, indent=2))
-    if not quick and settings.search_profile == "ram" and served is None:
+    if not quick and settings.search_profile == "ram" and reranker is None:
         (out_dir / "retrieval.md").write_text(markdown(result))
     return result
 
@@ -368,7 +370,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="only the default configuration")
     args = parser.parse_args()
-    result = run(quick=args.quick)
+    result = run(quick=args.quick, served=True)
     if not args.quick:
         print(markdown(result))
     else:

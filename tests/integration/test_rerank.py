@@ -58,7 +58,8 @@ def test_an_openai_compatible_server_reranks_too(fake_llm):
     """``LC_OPENAI_BASE_URL`` (Ollama, vLLM...) alone: the reranker is on that server, with ``rerank_model``."""
     r = rerank.configured_reranker(Settings(_env_file=None, groq_api_key=None, gemini_api_key=None,
                                             openai_base_url=f"{fake_llm.url}/v1", rerank_model="small-fast",
-                                            rerank_timeout_s=CAP_S))
+                                            rerank_timeout_s=CAP_S, writer_order="groq,gemini,openai"))
+    assert r is not None  # the test stack's LC_WRITER_ORDER (tests/conftest.py) names no openai: set here
     try:
         _set(fake_llm, rerank="say", rerank_say='```json\n{"ids": ["P2"]}\n```')
         ps = _passages(4)

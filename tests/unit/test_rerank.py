@@ -71,7 +71,9 @@ def test_without_a_cloud_model_no_reranker_is_built_and_search_gives_six():
     assert rerank.reranked(None, "q", search) == _passages(6) and asked == [6]
 
 
-def test_the_rerank_settings_are_bounded_and_default_to_the_writers_model():
+def test_the_rerank_settings_are_bounded_and_default_to_the_writers_model(monkeypatch):
+    for name in ("LC_RERANK_TIMEOUT_S", "LC_RERANK_MODEL"):  # the test stack's (tests/conftest.py) are not defaults
+        monkeypatch.delenv(name, raising=False)
     s = Settings(_env_file=None, groq_api_key="k", groq_base_url="http://127.0.0.1:9", writer_order="groq")
     assert s.rerank_timeout_s == 3.0 and s.rerank_model is None
     r = rerank.configured_reranker(s)
