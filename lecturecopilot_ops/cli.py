@@ -11,13 +11,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from lecturecopilot import db, embedded, vectors
+from lecturecopilot import db, embedded
 from lecturecopilot.media import CONTAINERS_LABEL
 from lecturecopilot.netports import PortTaken
 from lecturecopilot.settings import get_settings
 from services.gateway.accounts import signin_link
 from services.gateway.auth import mint_token, revoke_tokens
 from services.index.commands import reindex_command
+from services.index.vector_columns import convert_columns
 
 from . import demo, stack
 from .process import process_file
@@ -100,7 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.cmd == "process":
         return process_file(settings, args)
     elif args.cmd == "migrate-vectors":
-        for table, what in vectors.convert_columns(embedded.database_url(settings)).items():
+        for table, what in convert_columns(embedded.database_url(settings)).items():
             print(f"{table}: {what}")
     elif args.cmd == "reindex":
         return reindex_command(settings, args.course, args.lecture)

@@ -15,6 +15,7 @@ from lecturecopilot import bus, db, embedded
 from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
 from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
+from services.gateway import store as gateway_store
 from services.ingest.core import Upload, UploadRequest, ingest_lecture
 from services.ingest.errors import IngestError
 from services.ingest.store import IngestStore
@@ -23,27 +24,26 @@ from . import stack
 
 
 def _course_id(pool, course: str) -> tuple[str, bool]:
-    """``(id, created)`` of ``course`` (an id, or the title of one course, created when none).
-    Raises ``ValueError`` for a blank title or one that several courses share (it names their ids)."""
-    with pool.connection() as conn:
-        try:
-            row = conn.execute("SELECT id FROM courses WHERE id=%s", (str(uuid.UUID(course)),)).fetchone()
-            if row:
-                return str(row["id"]), False
-        except ValueError:
-            pass
-        title = " ".join(course.split())
-        if not title or len(title) > 200:
-            raise ValueError("--course must be a course id or a title of 1 to 200 characters")
-        rows = conn.execute("SELECT id FROM courses WHERE title=%s ORDER BY created_at", (title,)).fetchall()
-        if len(rows) > 1:
-            raise ValueError(f"{len(rows)} courses are titled {title!r}; pass the course id instead: "
-                             + ", ".join(str(r["id"]) for r in rows))
-        if rows:
-            return str(rows[0]["id"]), False
-        cid = str(uuid.uuid4())
-        conn.execute("INSERT INTO courses (id, title) VALUES (%s,%s)", (cid, title))
-        return cid, True
+    """``(id, created)`` of ``course`` (an id, or the title of one course, created when none; through
+    the gateway's store, which owns courses). Raises ``ValueError`` for a blank title or one that
+    several courses share (it names their ids)."""
+    try:
+        found = gateway_store.course_ids(pool, course_id=str(uuid.UUID(course)))
+        if found:
+            return found[0], False
+    except ValueError:
+        pass
+    title = " ".join(course.split())
+    if not title or len(title) > 200:
+        raise ValueError("--course must be a course id or a title of 1 to 200 characters")
+    found = gateway_store.course_ids(pool, title=title)
+    if len(found) > 1:
+        raise ValueError(f"{len(found)} courses are titled {title!r}; pass the course id instead: " + ", ".join(found))
+    if found:
+        return found[0], False
+    cid = str(uuid.uuid4())
+    gateway_store.create_course(pool, cid, title, None, "public")
+    return cid, True
 
 
 def process_file(settings: Settings, args: argparse.Namespace) -> int:
@@ -112,9 +112,8 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, inputs: 
                                     video=video, captions=captions_up))
     except IngestError as e:
         print(f"refused: {e}", file=sys.stderr)
-        if created:  # leave no empty course behind
-            with pool.connection() as conn:
-                conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+        if created:  # leave no empty course behind (ingest deletes courses, with their media)
+            IngestStore(pool).delete_lectures([], course_id)
         return None
     finally:
         for f in files:
@@ -125,11 +124,9 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, inputs: 
 def _follow(settings: Settings, pool, lecture_id: str, course_id: str) -> int:
     """Prints the lecture's stage and progress (every 0.5 s, when it changes) until it is ready
     (returns 0, after its URL) or failed (returns 1, the reason on stderr)."""
-    t0, last = time.time(), None
+    t0, last, lectures = time.time(), None, IngestStore(pool)
     while True:
-        with pool.connection() as conn:
-            r = conn.execute("SELECT status, stage, progress, error FROM lectures WHERE id=%s",
-                             (lecture_id,)).fetchone()
+        r = lectures.lecture(lecture_id)
         line = f"{r['stage']:<12} {100 * r['progress']:5.1f}%"
         if line != last:
             print(f"  {time.time() - t0:6.1f} s  {line}", flush=True)

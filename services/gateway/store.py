@@ -65,8 +65,16 @@ def visible_courses(pool: ConnectionPool, viewer: Viewer) -> list[dict]:
                             "GROUP BY c.id ORDER BY c.created_at", viewer.params()).fetchall()
 
 
-def create_course(pool: ConnectionPool, course_id: str, title: str, owner_email: str, visibility: str) -> None:
-    """Inserts a course owned by ``owner_email``."""
+def course_ids(pool: ConnectionPool, *, course_id: str | None = None, title: str | None = None) -> list[str]:
+    """Ids of the courses with id ``course_id`` (a UUID string) or titled ``title``, oldest first."""
+    with pool.connection() as conn:
+        return [str(r["id"]) for r in conn.execute(
+            "SELECT id FROM courses WHERE id = %s::uuid OR title = %s ORDER BY created_at",
+            (course_id, title)).fetchall()]
+
+
+def create_course(pool: ConnectionPool, course_id: str, title: str, owner_email: str | None, visibility: str) -> None:
+    """Inserts a course owned by ``owner_email`` (None: an operator's, no owner)."""
     with pool.connection() as conn:
         conn.execute("INSERT INTO courses (id, title, owner_email, visibility) VALUES (%s,%s,%s,%s)",
                      (course_id, title, owner_email, visibility))

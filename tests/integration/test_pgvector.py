@@ -29,6 +29,7 @@ from psycopg.conninfo import make_conninfo
 from lecturecopilot import db, models, vectors
 from lecturecopilot.settings import Settings
 from services.gateway import insights, store as gateway_store
+from services.index import vector_columns
 
 MACHINE_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 TABLES = ("segments", "sentences", "subchunks")
@@ -225,7 +226,7 @@ def test_insights_compute_on_either_postgres(pg, pool, question_vecs):
 def test_real_array_columns_with_rows_are_converted_by_migrate_vectors(pg):
     """A database made before the extension (``real[]`` columns, rows in them) keeps its columns when
     the schema is applied (no rewrite while a service starts; reads give the same lists), and
-    ``vectors.convert_columns`` (``lecture-copilot migrate-vectors``) turns them into ``vector(384)``
+    ``vector_columns.convert_columns`` (``lecture-copilot migrate-vectors``) turns them into ``vector(384)``
     with the same values, once. On pg15-machine the columns stay ``real[]`` and the command says why."""
     name = f"lc_pgv_old_{uuid.uuid4().hex[:10]}"
     _new_db(pg.admin, name)
@@ -255,14 +256,14 @@ def test_real_array_columns_with_rows_are_converted_by_migrate_vectors(pg):
         if not pg.pgvector:
             assert set(kinds.values()) == {("_float4", "real[]")}
             with pytest.raises(RuntimeError, match="no pgvector"):
-                vectors.convert_columns(url)
+                vector_columns.convert_columns(url)
             return
         assert kinds["segments"] == kinds["subchunks"] == ("vector", "vector(384)")  # empty: converted
-        assert vectors.convert_columns(url) == {"segments": "already vector", "sentences": "converted",
+        assert vector_columns.convert_columns(url) == {"segments": "already vector", "sentences": "converted",
                                                 "subchunks": "already vector"}
         db.apply_schema(url)
         assert set(types_and_row().values()) == {("vector", "vector(384)")}
-        assert set(vectors.convert_columns(url).values()) == {"already vector"}
+        assert set(vector_columns.convert_columns(url).values()) == {"already vector"}
     finally:
         _drop_db(pg.admin, name)
 

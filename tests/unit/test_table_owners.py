@@ -98,11 +98,6 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/ingest/store.py", "courses", "an upload's course exists; the course deletion's rows"),
     ("services/transcribe/handlers.py", "lectures", f"media path, course and duration of the lecture; {_LECTURE_READ_MODEL}"),
     ("lecturecopilot/worker.py", "lectures", "a stage's lecture's course id (every pipeline service)"),
-    ("lecturecopilot/vectors.py", "segments", "migrate-vectors: counts rows not 384-d before converting"),
-    ("lecturecopilot/vectors.py", "sentences", "migrate-vectors: as segments"),
-    ("lecturecopilot/vectors.py", "subchunks", "migrate-vectors: as segments"),
-    ("lecturecopilot_ops/process.py", "courses", "the operator CLI's `process` finds a course by id or title"),
-    ("lecturecopilot_ops/process.py", "lectures", "the operator CLI's `process` waits on a lecture's status"),
 })
 
 #: (module, table, why): a write (INSERT/UPDATE/DELETE target, DDL) of another unit's table. Only shrinks.
@@ -114,11 +109,6 @@ CROSS_WRITES: frozenset[tuple[str, str, str]] = frozenset({
      "would delete the row on a 'course.deleted' event"),
     ("lecturecopilot/worker.py", "lectures", "each pipeline stage's progress (stage, status, progress, error); "
      "a progress event consumed by ingest would replace it"),
-    ("lecturecopilot/vectors.py", "segments", "migrate-vectors: ALTER TABLE ... TYPE vector(384), schema migration"),
-    ("lecturecopilot/vectors.py", "sentences", "migrate-vectors: as segments"),
-    ("lecturecopilot/vectors.py", "subchunks", "migrate-vectors: as segments"),
-    ("lecturecopilot_ops/process.py", "courses", "the operator CLI's `process` makes a course by title and "
-     "deletes it when nothing was queued; the gateway's POST /v1/courses would replace it"),
 })
 
 

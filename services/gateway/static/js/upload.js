@@ -71,10 +71,12 @@ function mb(n) { return `${(n / 1048576).toFixed(n < 10485760 ? 1 : 0)} MB`; }
 
 // The upload form of the course courseId's manage page; render() redraws the page's lecture table.
 export function setupUpload(courseId, render) {
+  let following = null;  // the watch on the last upload's processing, which writes the same status line
   $("#upload-form").addEventListener("submit", async (e) => {
     e.preventDefault();
     const file = $("#up-file").files[0];
     if (!file) return;
+    if (following) { following.close(); following = null; }  // the status line is the new upload's now
     const isCaptions = /\.(vtt|srt)$/i.test(file.name);
     const fields = {};
     if ($("#up-title").value.trim()) fields.title = $("#up-title").value.trim();
@@ -103,12 +105,13 @@ export function setupUpload(courseId, render) {
       } else {
         res = await uploadResumable(courseId, file, fields, progress);
       }
+      // the form is cleared now, before the table's redraw: a file picked while it redraws is kept
+      $("#upload-form").reset();
       bar.value = bar.max;
       $("#up-bytes-text").textContent = "Uploaded.";
       box.dataset.lectureId = res.lecture_id;
       await render();
-      followLecture(res.lecture_id, stages, $("#up-status"), () => render());
-      $("#upload-form").reset();
+      following = followLecture(res.lecture_id, stages, $("#up-status"), () => render());
     } catch (err) {
       $("#up-status").textContent = err.message;
     } finally { $("#up-button").disabled = false; }
