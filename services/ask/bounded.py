@@ -20,6 +20,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
+from .ports import Slots
+
 log = logging.getLogger(__name__)
 
 TOOK_TOO_LONG = "writer_took_too_long"
@@ -49,7 +51,7 @@ class Budget:
     max_chars: int = 1 << 30
     still_wanted: Callable[[], bool] = lambda: True
     clock: Callable[[], float] = time.perf_counter
-    slots: object | None = None
+    slots: Slots | None = None
     poll_s: float = 0.25
     spent: list[str] = field(default_factory=list)  # why streams were stopped (or timed out), in order
 
@@ -113,7 +115,8 @@ def read(stream: Iterator[str], budget: Budget) -> Iterator[str]:
         reader.join(timeout=budget.poll_s)  # a stream that is sending closes now; a stalled one at its read timeout
 
 
-def _pump(stream: Iterator[str], pieces: queue.Queue, stop: threading.Event, max_chars: int, slots) -> None:
+def _pump(stream: Iterator[str], pieces: queue.Queue, stop: threading.Event, max_chars: int,
+          slots: Slots | None) -> None:
     """Reads ``stream`` into ``pieces`` (``("piece", text)`` ..., then ``("end", None)``, ``("spent",
     ANSWER_TOO_LONG)`` past ``max_chars``, or ``("error", exception)``) until it ends or ``stop`` is
     set; closes it and gives its slot back."""

@@ -129,6 +129,25 @@ class AnswerStore(Protocol):
         """Stores the exchange (storing the same ``answer_id`` twice changes nothing)."""
 
 
+class Reranker(Protocol):
+    """Orders search's passages for a question with a cloud model, within a time cap
+    (:class:`services.ask.rerank.Reranker`)."""
+
+    def order(self, question: str, passages: Sequence) -> tuple[list[int] | None, str]:
+        """``(indices of the passages kept, best first, or None to keep search's order; outcome)``.
+        Never raises."""
+
+
+class Slots(Protocol):
+    """A semaphore of the writer streams open at once (``threading.BoundedSemaphore``)."""
+
+    def acquire(self, blocking: bool = True) -> bool:
+        """True when a slot was taken (``blocking=False``: at once or not at all)."""
+
+    def release(self) -> None:
+        """Gives a taken slot back."""
+
+
 @dataclass
 class AskPorts:
     """The use case's dependencies. ``writers``: cloud writers tried in order (may be empty: the
@@ -144,5 +163,5 @@ class AskPorts:
     writers: Sequence = ()
     clock: Callable[[], float] = time.perf_counter
     new_id: Callable[[], str] = field(default=lambda: str(uuid.uuid4()))
-    writer_slots: object | None = None
-    reranker: object | None = None
+    writer_slots: Slots | None = None
+    reranker: Reranker | None = None

@@ -38,6 +38,7 @@ from typing import Callable, Sequence
 from lecturecopilot import telemetry
 from lecturecopilot.settings import Settings
 
+from . import ports
 from .retrieve import Passage
 from .writers.cloud import Writer, WriterUnavailable, provider_writer
 
@@ -169,7 +170,7 @@ def kept(passages: list[Passage], order: list[int] | None, keep: int = KEEP) -> 
     return ([passages[i] for i in chosen] + [p for i, p in enumerate(passages) if i not in chosen])[:keep]
 
 
-def reranked(reranker: Reranker | None, question: str, search: Callable[[int], list[Passage]],
+def reranked(reranker: ports.Reranker | None, question: str, search: Callable[[int], list[Passage]],
              keep: int = KEEP) -> list[Passage]:
     """The ``keep`` passages the answer is written from, best first: ``search(keep)`` when there is no
     reranker; else ``search(CANDIDATES)`` as the model orders them (:meth:`Reranker.order`, within its
