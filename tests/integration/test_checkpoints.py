@@ -11,7 +11,7 @@ import requests
 
 from web_helpers import mint
 
-from .test_quiz_api import _code, sorting_vtt
+from .test_quiz_api import _code, sorting_course
 
 pytestmark = pytest.mark.slow
 
@@ -23,15 +23,7 @@ def cp(stack):
               "other": mint(stack, "instructor", "cp-other@example.edu"),
               "student": mint(stack, "student", "cp-student@example.edu"), "admin": stack.admin, "anon": {}}
     base = stack.base
-    r = requests.post(f"{base}/api/courses", json={"title": "Sorting (checkpoints)"}, headers=people["owner"], timeout=10)
-    assert r.status_code == 201, r.text
-    course = r.json()["id"]
-    r = requests.post(f"{base}/api/courses/{course}/lectures", headers=people["owner"],
-                      files={"captions": ("sorting.vtt", sorting_vtt().encode(), "text/vtt")},
-                      data={"title": "Sorting", "number": "1"}, timeout=60)
-    assert r.status_code == 202, r.text
-    lecture = r.json()["lecture_id"]
-    assert stack.wait_ready(lecture, timeout_s=180)["status"] == "ready"
+    course, lecture = sorting_course(stack, people["owner"], "Sorting (checkpoints)")
     r = requests.post(f"{base}/api/lectures/{lecture}/quiz/generate", headers=people["owner"], timeout=180)
     assert r.status_code == 201, r.text
     key = {q["id"]: q for q in r.json()["questions"]}

@@ -57,19 +57,26 @@ def people(stack):
             "admin": stack.admin, "anon": {}}
 
 
-@pytest.fixture(scope="module")
-def quiz(stack, people):
-    """A public course of the owner with one captions lecture on sorting, its set generated."""
-    base = stack.base
-    r = requests.post(f"{base}/api/courses", json={"title": "Sorting (quiz API)"}, headers=people["owner"], timeout=10)
+def sorting_course(stack, owner: dict, title: str) -> tuple[str, str]:
+    """``(course id, lecture id)``: a public course ``title`` made by ``owner`` (headers) with one
+    captions lecture on sorting (:func:`sorting_vtt`, number 1), waited on until ready."""
+    r = requests.post(f"{stack.base}/api/courses", json={"title": title}, headers=owner, timeout=10)
     assert r.status_code == 201, r.text
     course = r.json()["id"]
-    r = requests.post(f"{base}/api/courses/{course}/lectures", headers=people["owner"],
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=owner,
                       files={"captions": ("sorting.vtt", sorting_vtt().encode(), "text/vtt")},
                       data={"title": "Sorting", "number": "1"}, timeout=60)
     assert r.status_code == 202, r.text
     lecture = r.json()["lecture_id"]
     assert stack.wait_ready(lecture, timeout_s=180)["status"] == "ready"
+    return course, lecture
+
+
+@pytest.fixture(scope="module")
+def quiz(stack, people):
+    """A public course of the owner with one captions lecture on sorting, its set generated."""
+    base = stack.base
+    course, lecture = sorting_course(stack, people["owner"], "Sorting (quiz API)")
     # students and outsiders may not write the set (checked before the owner's first generation)
     url = f"{base}/api/lectures/{lecture}/quiz/generate"
     assert _code(requests.post(url, timeout=60)) == (401, "unauthorized")
