@@ -112,8 +112,8 @@ def _queue(settings: Settings, pool, publish, args: argparse.Namespace, inputs: 
                                     video=video, captions=captions_up))
     except IngestError as e:
         print(f"refused: {e}", file=sys.stderr)
-        if created:  # leave no empty course behind (ingest deletes courses, with their media)
-            IngestStore(pool).delete_lectures([], course_id)
+        if created:  # leave no empty course behind
+            gateway_store.delete_course(pool, course_id)
         return None
     finally:
         for f in files:

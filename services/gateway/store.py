@@ -80,6 +80,13 @@ def create_course(pool: ConnectionPool, course_id: str, title: str, owner_email:
                      (course_id, title, owner_email, visibility))
 
 
+def delete_course(pool: ConnectionPool, course_id) -> None:
+    """Deletes the course row (by cascade its members, answers and the rest that names it); its
+    lectures and media are ingest's to delete first."""
+    with pool.connection() as conn:
+        conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
+
+
 def update_course(pool: ConnectionPool, course_id, title: str, visibility: str, assessment_mode: bool,
                   checkpoints: bool) -> None:
     """Sets a course's title, visibility, assessment mode and checkpoints (on or off)."""

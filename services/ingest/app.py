@@ -22,7 +22,8 @@ bounds so that the gateway, which faces the client, is the one that drops a slow
 ``POST /v1/lectures/<id>/retry`` → 202 (a failed lecture re-queued), 404, 409.
 ``PATCH /v1/lectures/<id>`` JSON ``title``, ``number`` → 204 (renamed and renumbered: ingest owns the
 ``lectures`` rows), 400, 404, 409 ``number_taken``.
-``DELETE /v1/lectures/<id>`` and ``DELETE /v1/courses/<id>`` → 204: rows and media removed.
+``DELETE /v1/lectures/<id>`` and ``DELETE /v1/courses/<id>`` → 204: the lectures' rows and media (and a course's
+resumable uploads) removed; the course row is the gateway's to delete after.
 """
 
 from __future__ import annotations

@@ -188,7 +188,8 @@ def delete_lecture(lecture_id: str):
 
 @lectures.delete("/v1/courses/<course_id>")
 def delete_course_route(course_id: str):
-    """The course, its lectures and their media removed → 204."""
+    """The course's lectures, their media and its resumable uploads removed → 204 (the gateway then
+    deletes the course row)."""
     parts = ingest()
     delete_course(records=parts.records, store=parts.store, course_id=course_id, points=parts.points)
     return "", 204

@@ -187,16 +187,15 @@ class IngestStore:
 
     def delete_lectures(self, lecture_ids: Sequence[str], course_id: str | None = None) -> tuple[int, list[str]]:
         """Deletes the lectures' rows (and by cascade transcript, segments, chapters) and, with
-        ``course_id``, the course row (and by cascade its answers and uploads), in one transaction.
-        Returns ``(lectures deleted, ids of the course's resumable uploads)``."""
+        ``course_id``, the course's resumable uploads, in one transaction; the course row is the
+        gateway's to delete. Returns ``(lectures deleted, ids of the uploads deleted)``."""
         uploads: list[str] = []
         with self.pool.connection() as conn:
             with conn.transaction():
                 n = conn.execute("DELETE FROM lectures WHERE id = ANY(%s::uuid[])", (list(lecture_ids),)).rowcount
                 if course_id is not None:
-                    uploads = [str(r["id"]) for r in conn.execute("SELECT id FROM uploads WHERE course_id=%s",
+                    uploads = [str(r["id"]) for r in conn.execute("DELETE FROM uploads WHERE course_id=%s RETURNING id",
                                                                   (course_id,)).fetchall()]
-                    conn.execute("DELETE FROM courses WHERE id=%s", (course_id,))
         return n, uploads
 
     # -- resumable uploads ------------------------------------------------------------------

@@ -20,7 +20,8 @@ Owners, and why (the unit that makes the rows and decides what they hold):
 - ``courses``: the gateway (``POST /v1/courses`` makes them; title, visibility, assessment mode and
   members are edited there; ``services/gateway/access.py`` decides who sees one).
 - ``lectures`` and ``uploads``: ingest (an upload, resumable or not, makes the lecture row:
-  ``register_lecture``; a requeue and the deletion of lectures and courses are ingest's).
+  ``register_lecture``; a requeue and the deletion of lectures, with their media and uploads, are ingest's; the course row
+  goes after, the gateway's).
 - ``transcript_words``, ``slides``: transcribe.  ``segments``, ``subchunks``, ``sentences``,
   ``chapters``: index.  ``answers``, ``quiz_*``: ask.  Accounts (``users``, ``login_tokens``,
   ``web_sessions``, ``api_tokens``, ``role_requests``, ``course_members``), ``rate_counters``,
@@ -95,7 +96,7 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/index/store.py", "transcript_words", "the words to index; transcribe's event would carry them "
      "(or a blob reference)"),
     ("services/index/store.py", "slides", "the slide text to index; as transcript_words"),
-    ("services/ingest/store.py", "courses", "an upload's course exists; the course deletion's rows"),
+    ("services/ingest/store.py", "courses", "an upload's course exists"),
     ("services/transcribe/handlers.py", "lectures", f"media path, course and duration of the lecture; {_LECTURE_READ_MODEL}"),
     ("lecturecopilot/worker.py", "lectures", "a stage's lecture's course id (every pipeline service)"),
 })
@@ -105,8 +106,6 @@ CROSS_WRITES: frozenset[tuple[str, str, str]] = frozenset({
     ("services/index/store.py", "lectures", "indexed_at and the 'ready' status; a 'lecture.indexed' event "
      "consumed by ingest would replace it"),
     ("services/transcribe/handlers.py", "lectures", "transcribed_at, slides_read_at, web_path; as index's"),
-    ("services/ingest/store.py", "courses", "deleting a course (with its media) is ingest's; the gateway "
-     "would delete the row on a 'course.deleted' event"),
     ("lecturecopilot/worker.py", "lectures", "each pipeline stage's progress (stage, status, progress, error); "
      "a progress event consumed by ingest would replace it"),
 })

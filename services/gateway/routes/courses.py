@@ -74,9 +74,13 @@ def update_course(course_id: str, body: schemas.CourseUpdate):
 @bp.delete("/api/courses/<course_id>")
 @returns(None, 204, media="")
 def delete_course(course_id: str):
-    """Deletes the course with its lectures, media and search points (owner or admin); 502
-    ``delete_failed`` when ingest could not."""
-    return ingest_client.delete(f"/v1/courses/{course_row(course_id, manage=True)['id']}", "course")
+    """Deletes the course with its lectures, media and search points (owner or admin): ingest removes
+    the lectures, media and uploads, then the course row goes (and by cascade its members, answers and
+    notes); 502 ``delete_failed`` when ingest could not (the course stays, with what is left of it)."""
+    cid = course_row(course_id, manage=True)["id"]
+    done = ingest_client.delete(f"/v1/courses/{cid}", "course")
+    store.delete_course(ctx().pool, cid)
+    return done
 
 
 @bp.post("/api/courses/<course_id>/members")
