@@ -16,6 +16,7 @@ from lecturecopilot.media import CONTAINERS_LABEL
 from lecturecopilot.netports import PortTaken
 from lecturecopilot.settings import get_settings
 from services.gateway.accounts import signin_link
+from services.gateway import store as gateway_store
 from services.gateway.auth import mint_token, revoke_tokens
 from services.index.commands import reindex_command
 from services.index.vector_columns import convert_columns
@@ -104,7 +105,8 @@ def _run(args: argparse.Namespace) -> int:
         for table, what in convert_columns(embedded.database_url(settings)).items():
             print(f"{table}: {what}")
     elif args.cmd == "reindex":
-        return reindex_command(settings, args.course, args.lecture)
+        return reindex_command(settings, args.course, args.lecture,
+                               titled=lambda pool, title: gateway_store.course_ids(pool, title=title))
     elif args.cmd in ("mint-token", "revoke-tokens", "signin-link"):
         pool = db.make_pool(settings, max_size=1)
         try:

@@ -69,7 +69,7 @@ def course_ids(pool: ConnectionPool, *, course_id: str | None = None, title: str
     """Ids of the courses with id ``course_id`` (a UUID string) or titled ``title``, oldest first."""
     with pool.connection() as conn:
         return [str(r["id"]) for r in conn.execute(
-            "SELECT id FROM courses WHERE id = %s::uuid OR title = %s ORDER BY created_at",
+            "SELECT id FROM courses WHERE id = %s::uuid OR title = %s ORDER BY created_at, id",
             (course_id, title)).fetchall()]
 
 

@@ -30,7 +30,7 @@ def stages(settings: Settings) -> list[Stage]:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m services.index")
     parser.add_argument("command", nargs="?", choices=["serve", "write-points", "reindex"], default="serve")
-    parser.add_argument("--course", help="write-points: only this course's lectures (its id); reindex: its id or exact title")
+    parser.add_argument("--course", help="write-points: only this course's lectures (its id); reindex: its id")
     parser.add_argument("--lecture", help="reindex: only this lecture (its id)")
     args = parser.parse_args()
     settings = get_settings()

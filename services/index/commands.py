@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import sys
 import uuid
+from typing import Callable
+
+from psycopg_pool import ConnectionPool
 
 from lecturecopilot import db
 from lecturecopilot.embedded import stop_embedded_postgres
@@ -13,6 +16,8 @@ from lecturecopilot.settings import Settings
 
 from . import points, store
 from .reindex import Reindexed, reindex_lectures
+
+Titled = Callable[[ConnectionPool, str], list[str]]  # (pool, title) → the ids of the courses with that title
 
 
 def _shown(value: str) -> str:
@@ -53,9 +58,10 @@ def _line(i: int, n: int, r: Reindexed) -> None:
     print(f"[{i}/{n}] L{r.number} {r.title!r} ({r.lecture_id}): {what} ({r.seconds:.1f} s)", flush=True)
 
 
-def _course_id(pool, course: str | None) -> str | None:
-    """``--course`` as an id: a UUID as it is, else the one course with exactly that title (as
-    ``lecture-copilot process --course`` takes it); none or several with that title exit 2."""
+def _course_id(pool, course: str | None, titled: Titled | None) -> str | None:
+    """``--course`` as an id: a UUID as it is, else (with ``titled``) the one course with exactly that
+    title (as ``lecture-copilot process --course`` takes it); none or several with that title, or a
+    title without ``titled``, exit 2."""
     if course is None:
         return None
     try:
@@ -63,7 +69,11 @@ def _course_id(pool, course: str | None) -> str | None:
     except ValueError:
         pass
     shown = _shown(course)
-    ids = store.course_ids_titled(pool, course) if len(course) <= 200 else []
+    if titled is None:
+        print(f"--course must be a course's id (a UUID such as 3f2b…), not {shown}; `lecture-copilot reindex` "
+              "also takes a title", file=sys.stderr)
+        raise SystemExit(2)
+    ids = titled(pool, course) if len(course) <= 200 else []
     if len(ids) == 1:
         return ids[0]
     if ids:
@@ -74,16 +84,17 @@ def _course_id(pool, course: str | None) -> str | None:
     raise SystemExit(2)
 
 
-def reindex_command(settings: Settings, course: str | None, lecture: str | None) -> int:
+def reindex_command(settings: Settings, course: str | None, lecture: str | None, titled: Titled | None = None) -> int:
     """Re-indexes the ready lectures (all, one course's, or one) in place, printing a line per lecture
-    as it finishes and a summary (:func:`services.index.reindex.reindex_lectures`). ``course``: an id
-    or an exact title."""
+    as it finishes and a summary (:func:`services.index.reindex.reindex_lectures`). ``course``: an id,
+    or an exact title when ``titled`` is given (``titled(pool, title)``: the ids of the courses with
+    that title, oldest first; courses are the gateway's, so the operator CLI hands in its lookup)."""
     lecture_id = _uuid_or_none(lecture, "--lecture")
     # the embedded Postgres starts on first use and keeps running; one this command started is stopped after it
     started = not settings.database_url and not (settings.data_dir / "pg" / "postmaster.pid").exists()
     pool = db.make_pool(settings, max_size=2)
     try:
-        course_id = _course_id(pool, course)
+        course_id = _course_id(pool, course, titled)
         done = reindex_lectures(pool, settings.embed_model, points.writer_for(settings),
                                 course_id=course_id, lecture_id=lecture_id, report=_line)
     finally:

@@ -78,13 +78,6 @@ def save_index(pool: ConnectionPool, lecture_id: str, course_id: str, ix: Lectur
         _replace_rows(conn, lecture_id, course_id, ix)
 
 
-def course_ids_titled(pool: ConnectionPool, title: str) -> list[str]:
-    """Ids of the courses titled exactly ``title``, oldest first."""
-    with pool.connection() as conn:
-        return [r["id"] for r in conn.execute("SELECT id::text AS id FROM courses WHERE title=%s "
-                                              "ORDER BY created_at, id", (title,)).fetchall()]
-
-
 def reindex_targets(pool: ConnectionPool, course_id: str | None = None,
                     lecture_id: str | None = None) -> list[dict]:
     """The ready lectures a re-index would rebuild (of ``course_id`` and/or just ``lecture_id``; all

@@ -91,7 +91,6 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/gateway/store.py", "transcript_words", "the caption export's word timings"),
     ("services/index/notify.py", "courses", f"the course title in the 'lecture ready' notice; {_COURSE_READ_MODEL}"),
     ("services/index/notify.py", "lectures", f"the lecture of the 'lecture ready' notice; {_LECTURE_READ_MODEL}"),
-    ("services/index/store.py", "courses", f"reindex by course title; {_COURSE_READ_MODEL}"),
     ("services/index/store.py", "lectures", f"a lecture's course, number and state; {_LECTURE_READ_MODEL}"),
     ("services/index/store.py", "transcript_words", "the words to index; transcribe's event would carry them "
      "(or a blob reference)"),
