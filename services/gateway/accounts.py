@@ -16,7 +16,7 @@ from psycopg_pool import ConnectionPool
 
 from lecturecopilot.settings import Settings
 
-from . import store
+from . import accounts_store
 from .auth import Principal
 from .emails import normal_email
 
@@ -40,7 +40,7 @@ def server_secret(settings: Settings) -> bytes:
 def new_login_token(pool: ConnectionPool, email: str, minutes: float) -> str:
     """Creates a single-use sign-in token for ``email`` valid ``minutes``; returns the token."""
     token = secrets.token_urlsafe(32)
-    store.save_login_token(pool, _sha(token), email, minutes)
+    accounts_store.save_login_token(pool, _sha(token), email, minutes)
     return token
 
 
@@ -59,21 +59,21 @@ def consume_login_token(pool: ConnectionPool, token: str) -> str | None:
     """Marks the token used and returns its email; None when unknown, expired or already used."""
     if not isinstance(token, str) or not token or len(token) > 200:
         return None
-    return store.use_login_token(pool, _sha(token))
+    return accounts_store.use_login_token(pool, _sha(token))
 
 
 def ensure_user(pool: ConnectionPool, email: str, admin_emails: set[str] | frozenset[str]) -> str:
     """Creates the user (role student, or admin when listed) if new, makes a listed one admin and an
     admin no longer listed a student; returns the current role."""
     if email not in admin_emails:
-        store.demote(pool, email, "admin")
-    return store.ensure_user(pool, email, email in admin_emails)
+        accounts_store.demote(pool, email, "admin")
+    return accounts_store.ensure_user(pool, email, email in admin_emails)
 
 
 def create_session(pool: ConnectionPool, email: str, days: float) -> str:
     """A new session for ``email``; returns its id (to keep in the signed cookie)."""
     sid = secrets.token_urlsafe(32)
-    store.save_session(pool, _sha(sid), email, secrets.token_urlsafe(32), days)
+    accounts_store.save_session(pool, _sha(sid), email, secrets.token_urlsafe(32), days)
     return sid
 
 
@@ -82,12 +82,12 @@ def session_principal(pool: ConnectionPool, sid, admin_emails: frozenset[str] = 
     an admin whose address is no longer listed is a student again from this request on."""
     if not isinstance(sid, str) or not sid:
         return None
-    row = store.session_user(pool, _sha(sid))
+    row = accounts_store.session_user(pool, _sha(sid))
     if row is None:
         return None
     role = row["role"]
     if role == "admin" and row["email"].lower() not in admin_emails:
-        store.demote(pool, row["email"], "admin")
+        accounts_store.demote(pool, row["email"], "admin")
         role = "student"
     return Principal(role, row["email"]), row["csrf_token"]
 
@@ -95,12 +95,12 @@ def session_principal(pool: ConnectionPool, sid, admin_emails: frozenset[str] = 
 def end_session(pool: ConnectionPool, sid) -> None:
     """Deletes the session (sign-out)."""
     if isinstance(sid, str) and sid:
-        store.delete_session(pool, _sha(sid))
+        accounts_store.delete_session(pool, _sha(sid))
 
 
 def request_role(pool: ConnectionPool, email: str, reason: str | None) -> dict:
     """Files a pending instructor-access request (one pending per person); returns it as JSON."""
-    return role_request_json(store.file_role_request(pool, str(uuid.uuid4()), email, reason))
+    return role_request_json(accounts_store.file_role_request(pool, str(uuid.uuid4()), email, reason))
 
 
 def role_request_json(r: dict) -> dict:
@@ -112,5 +112,5 @@ def role_request_json(r: dict) -> dict:
 def decide_role_request(pool: ConnectionPool, request_id: str, approve: bool, admin_email: str) -> dict | None:
     """Approves (the user becomes an instructor, unless already admin) or denies a pending
     request; returns it, or None when there is no such pending request."""
-    row = store.decide_role_request(pool, request_id, approve, admin_email)
+    row = accounts_store.decide_role_request(pool, request_id, approve, admin_email)
     return role_request_json(row) if row else None

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from psycopg_pool import ConnectionPool
 
-from . import store
+from . import accounts_store
 from .emails import normal_email
 
 ROLES = ("admin", "instructor", "student")
@@ -44,7 +44,7 @@ def mint_token(pool: ConnectionPool, role: str, email: str, days: int = TOKEN_DA
     if address is None:
         raise ValueError(f"{email!r} is not an email address sign-in accepts (e.g. name@university.edu)")
     token = "lc_" + secrets.token_urlsafe(32)
-    store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address, days)
+    accounts_store.save_api_token(pool, hashlib.sha256(token.encode()).hexdigest(), role, address, days)
     return token
 
 
@@ -56,8 +56,8 @@ def revoke_tokens(pool: ConnectionPool, email: str) -> tuple[int, int, bool]:
     The address is normalised as :func:`mint_token` stores it (an internationalised domain in its
     ASCII form: "zed@bücher.example" revoked nothing)."""
     email = normal_email(email) or email.strip()
-    return (store.delete_api_tokens(pool, email), store.delete_sessions_of(pool, email),
-            store.demote(pool, email, "instructor"))
+    return (accounts_store.delete_api_tokens(pool, email), accounts_store.delete_sessions_of(pool, email),
+            accounts_store.demote(pool, email, "instructor"))
 
 
 def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | None) -> Principal | None:
@@ -69,5 +69,5 @@ def principal_for(pool: ConnectionPool, admin_token: str | None, header: str | N
         return None
     if admin_token and hmac.compare_digest(token.encode(), admin_token.encode()):
         return Principal("admin", "operator")
-    row = store.api_token(pool, hashlib.sha256(token.encode()).hexdigest())
+    row = accounts_store.api_token(pool, hashlib.sha256(token.encode()).hexdigest())
     return Principal(row["role"], row["email"]) if row else None

@@ -7,7 +7,7 @@ import logging
 
 from flask import Blueprint, Response, g, jsonify, request, session
 
-from .. import accounts, limits, responses as out, schemas, store
+from .. import accounts, accounts_store, limits, responses as out, schemas
 from ..access import a_uuid, limited, person, require
 from ..context import ctx
 from ..contract import accepts, returns
@@ -24,7 +24,7 @@ def me():
     p = g.principal
     if p is None:
         return {"signed_in": False, "role": None, "email": None, "csrf_token": None, "role_request": None}
-    req = store.latest_role_request(ctx().pool, p.email)
+    req = accounts_store.latest_role_request(ctx().pool, p.email)
     return {"signed_in": True, "role": p.role, "email": p.email, "via": g.via, "csrf_token": g.csrf,
             "role_request": accounts.role_request_json(req) if req else None}
 
@@ -116,7 +116,7 @@ def create_role_request(body: schemas.RoleRequest):
 def list_role_requests():
     """The pending requests, oldest first (admins)."""
     require("admin")
-    return {"requests": [accounts.role_request_json(r) for r in store.pending_role_requests(ctx().pool)]}
+    return {"requests": [accounts.role_request_json(r) for r in accounts_store.pending_role_requests(ctx().pool)]}
 
 
 @bp.post("/api/role-requests/<request_id>/<decision>")
