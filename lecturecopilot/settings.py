@@ -220,7 +220,7 @@ class Settings(BaseSettings):
     feedback_limit: int = Field(default=60, description="Answer ratings an hour per person (one rating per answer "
                                 "per person is kept; a new one replaces it).")
     note_limit: int = Field(default=300, description="Note writes (add, edit, delete) an hour per person.")
-    notes_per_user: int = Field(default=2000, description="Notes one account may keep, across all lectures.")
+    notes_per_user: int = Field(default=2000, description="Notes one account may keep, across the lectures of the courses it can see.")
 
     @model_validator(mode="after")
     def _ports_follow_the_offset(self) -> "Settings":

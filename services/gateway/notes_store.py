@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from psycopg_pool import ConnectionPool
 
+from .store import VISIBLE, Viewer
+
 #: what a note row holds: the note and its lecture's number, title, duration and course
 COLUMNS = ("n.id, n.lecture_id, l.course_id, l.number AS lecture_number, l.title AS lecture_title, "
            "l.duration_s, n.t_s, n.text, n.created_at, n.updated_at")
@@ -19,16 +21,21 @@ _FROM = "FROM notes n JOIN lectures l ON l.id = n.lecture_id"
 _ORDER = "ORDER BY n.t_s, n.created_at, n.id"
 
 
-def add(pool: ConnectionPool, note_id: str, email: str, lecture_id: str, t_s: float, text: str,
+def add(pool: ConnectionPool, note_id: str, viewer: Viewer, lecture_id: str, t_s: float, text: str,
         cap: int) -> dict | None:
-    """Stores a note of ``email`` at ``t_s`` seconds of the lecture and returns its row, or None when
-    the account already keeps ``cap`` notes (``LC_NOTES_PER_USER``). The account's ``users`` row is
-    made if new (a bearer token's person may have none) and locked while its notes are counted, so
-    concurrent adds never pass the cap."""
+    """Stores a note of ``viewer`` (its ``email``, lower-case) at ``t_s`` seconds of the lecture and
+    returns its row, or None when the account already keeps ``cap`` notes (``LC_NOTES_PER_USER``) on
+    the courses it can see. Notes on a course it no longer sees (made private, or the member removed)
+    don't count: it can neither list nor delete them, and they come back, counting again, when the
+    course does. The account's ``users`` row is made if new (a bearer token's person may have none)
+    and locked while its notes are counted, so concurrent adds never pass the cap."""
+    email = viewer.email
     with pool.connection() as conn, conn.transaction():
         conn.execute("INSERT INTO users (email) VALUES (%s) ON CONFLICT (email) DO NOTHING", (email,))
         conn.execute("SELECT 1 FROM users WHERE email=%s FOR UPDATE", (email,))
-        if conn.execute("SELECT count(*) AS n FROM notes WHERE email=%s", (email,)).fetchone()["n"] >= cap:
+        kept = conn.execute(f"SELECT count(*) AS n {_FROM} JOIN courses c ON c.id = l.course_id "
+                            f"WHERE n.email=%(email)s AND {VISIBLE}", viewer.params()).fetchone()["n"]
+        if kept >= cap:
             return None
         conn.execute("INSERT INTO notes (id, email, lecture_id, t_s, text) VALUES (%s,%s,%s,%s,%s)",
                      (note_id, email, lecture_id, t_s, text))

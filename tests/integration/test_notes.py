@@ -191,6 +191,41 @@ def test_the_account_cap_and_the_hourly_write_limit(stack, world):
         gw.close()
 
 
+def test_notes_one_can_no_longer_reach_do_not_fill_the_account_cap(stack, world):
+    """A member's notes on a private course stay when the member is removed (listed and deleted by no
+    one: 404), and don't count toward ``LC_NOTES_PER_USER``: the 409's advice ("delete some first")
+    could not be followed. They count again when the member is back. (Found by a hostile-input probe.)"""
+    owner = world["owner"]
+    course = _course(stack, owner, "Notes cap, private")
+    lecture = _lecture(stack, course, owner)
+    assert requests.patch(f"{stack.base}/api/courses/{course}", json={"visibility": "private"}, headers=owner,
+                          timeout=10).status_code == 200
+    email = "notes-removed@example.edu"
+    members = f"{stack.base}/api/courses/{course}/members"
+    assert requests.post(members, json={"email": email}, headers=owner, timeout=10).status_code == 204
+    me = mint(stack, "student", email)
+    gw = Gateway(stack, {"LC_NOTES_PER_USER": "2", "LC_SECRET_KEY": "notes-cap-private-0123456789"})
+    try:
+        def add(lid: str, text: str) -> requests.Response:
+            return requests.post(f"{gw.base}/api/lectures/{lid}/notes", json={"text": text, "t_s": 1}, headers=me,
+                                 timeout=10)
+
+        hidden = [add(lecture, f"hidden {i}") for i in range(2)]
+        assert [r.status_code for r in hidden] == [201, 201], [r.text for r in hidden]
+        assert _code(add(world["l1"], "one too many")) == (409, "too_many_notes")
+        assert requests.delete(f"{members}/{email}", headers=owner, timeout=10).status_code == 204
+        assert requests.get(f"{gw.base}/api/lectures/{lecture}/notes", headers=me, timeout=10).status_code == 404
+        visible = add(world["l1"], "on a course I see")
+        assert visible.status_code == 201, visible.text
+        # back in the course: its two notes are there again and count again
+        assert requests.post(members, json={"email": email}, headers=owner, timeout=10).status_code == 204
+        got = requests.get(f"{gw.base}/api/lectures/{lecture}/notes", headers=me, timeout=10).json()["notes"]
+        assert sorted(n["text"] for n in got) == ["hidden 0", "hidden 1"]
+        assert _code(add(world["l1"], "over again")) == (409, "too_many_notes")
+    finally:
+        gw.close()
+
+
 def test_a_note_survives_a_renumber_and_goes_with_its_lecture_course_or_account(stack, world, smtp_sink):
     base, owner = stack.base, world["owner"]
     course = _course(stack, owner, "Notes lifecycle")

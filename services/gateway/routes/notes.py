@@ -19,7 +19,7 @@ import uuid
 from flask import Blueprint, Response, jsonify
 
 from .. import limits, notes, notes_store, schemas
-from ..access import a_uuid, course_row, lecture_row, limited, person, require, unlimited
+from ..access import a_uuid, course_row, lecture_row, limited, person, require, unlimited, viewer
 from ..caption_export import download_name
 from ..context import ctx
 from ..contract import accepts, returns
@@ -82,15 +82,16 @@ def lecture_notes(lecture_id: str):
 @returns(notes.Note, 201)
 def add_note(lecture_id: str, body: schemas.NoteCreate):
     """Adds a note at ``t_s`` seconds of the lecture (0 .. its duration: 400 ``invalid_t_s`` past
-    it); 409 ``too_many_notes`` at ``LC_NOTES_PER_USER``."""
-    email = _author()
+    it); 409 ``too_many_notes`` at ``LC_NOTES_PER_USER`` notes on the courses the caller can see."""
+    _author()
     lecture = lecture_row(lecture_id)
     t_s = _within(body.t_s, lecture["duration_s"])
     _count_write()
     cap = ctx().settings.notes_per_user
-    row = notes_store.add(ctx().pool, str(uuid.uuid4()), email, str(lecture["id"]), t_s, body.text, cap)
+    row = notes_store.add(ctx().pool, str(uuid.uuid4()), viewer(), str(lecture["id"]), t_s, body.text, cap)
     if row is None:
-        raise ApiError(409, "too_many_notes", f"You keep {cap} notes, the most an account may; delete some first.")
+        raise ApiError(409, "too_many_notes", f"You keep {cap} notes on the courses you can see, the most an account "
+                       "may; delete some first.")
     return jsonify(notes.note_json(row)), 201
 
 
