@@ -40,13 +40,15 @@ def free_port() -> int:
 
 class PortTaken(RuntimeError):
     """A port the stack needs is held by another process: names the port, what needed it and the
-    setting that moves it (and ``LC_PORT_OFFSET``, which moves every port of the stack)."""
+    setting that moves it (and ``LC_PORT_OFFSET``, which moves every port of the stack); ``hint``, a
+    sentence said before that advice (another stack's: how to use it instead)."""
 
-    def __init__(self, port: int, what: str, setting: str, host: str = "127.0.0.1", holder: str = ""):
+    def __init__(self, port: int, what: str, setting: str, host: str = "127.0.0.1", holder: str = "",
+                 hint: str = ""):
         self.port, self.what, self.setting = port, what, setting
         by = f" ({holder})" if holder else ""
         super().__init__(
-            f"port {port} on {host} is taken by another process{by}, so {what} cannot listen there. Stop that "
+            f"port {port} on {host} is taken by another process{by}, so {what} cannot listen there.{hint} Stop that "
             f"process, or move this stack off it: {setting}=<free port> moves this one port, LC_PORT_OFFSET=<n> "
             f"adds n to every port of the stack (e.g. LC_PORT_OFFSET=100 make up: the gateway on "
             f"{8080 + 100}); the offset is kept in the data folder, so later commands use it too.")

@@ -21,7 +21,8 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="LC_", extra="ignore", populate_by_name=True)
 
-    data_dir: Path = Field(default=Path(".lc-data"), description="Embedded stores, media and caches.")
+    data_dir: Path = Field(default=Path(".lc-data"), description="Embedded stores, media and caches (a relative "
+                           "path is taken from the folder the command runs in).")
     database_url: str | None = Field(default=None, validation_alias=AliasChoices("DATABASE_URL", "LC_DATABASE_URL"))
     nats_url: str | None = Field(default=None, validation_alias=AliasChoices("NATS_URL", "LC_NATS_URL"))
     qdrant_url: str | None = Field(default=None, validation_alias=AliasChoices("QDRANT_URL", "LC_QDRANT_URL"))
@@ -224,9 +225,13 @@ class Settings(BaseSettings):
 
     @model_validator(mode="after")
     def _ports_follow_the_offset(self) -> "Settings":
-        """Every port not set on its own is its default plus the port offset (``LC_PORT_OFFSET``, else
-        the one ``up`` kept in ``<data_dir>/port_offset``, else 0); unset ``LC_PUBLIC_URL`` is the
-        gateway on this machine at its port (a stack on another port mailed links to 8080)."""
+        """``data_dir`` made absolute (from the current folder). Every port not set on its own is its
+        default plus the port offset (``LC_PORT_OFFSET``, else the one ``up`` kept in
+        ``<data_dir>/port_offset``, else 0); unset ``LC_PUBLIC_URL`` is the gateway on this machine at
+        its port (a stack on another port mailed links to 8080)."""
+        # absolute from here on: the services a command starts run in the checkout's folder, and must use
+        # the same data folder as the command (its embedded stores, its media)
+        self.data_dir = self.data_dir.expanduser().absolute()
         if self.port_offset is None:
             self.port_offset = kept_port_offset(self.data_dir)
         for name in PORT_SETTINGS:

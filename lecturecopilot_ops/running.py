@@ -80,14 +80,42 @@ def _holder(port: int) -> str:
     return "; ".join(describe_pid(p) for p in listener_pids(port)[:3])
 
 
+def stack_data_dir(pid: int) -> Path | None:
+    """The data folder of the Lecture Copilot stack whose service is process ``pid`` (a ``python -m
+    services.<name>`` with ``LC_DATA_DIR`` in its environment, as :func:`spawn_service` starts it),
+    read from ``/proc``; None for any other process or one we may not read."""
+    try:
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        env = dict(v.split(b"=", 1) for v in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if b"=" in v)
+    except OSError:
+        return None
+    if not any(a.startswith(b"services.") for a in cmd) or b"LC_DATA_DIR" not in env:
+        return None
+    return Path(env[b"LC_DATA_DIR"].decode(errors="replace"))
+
+
+def _other_stack(port: int, settings: Settings) -> str:
+    """A sentence for a port held by another Lecture Copilot stack (another data folder): how to use
+    it or stop it; "" when the holder is not one."""
+    for pid in listener_pids(port)[:3]:
+        other = stack_data_dir(pid)
+        if other is not None and other != settings.data_dir:
+            return (f" It is a Lecture Copilot stack with another data folder, {other} (this command's is "
+                    f"{settings.data_dir}: LC_DATA_DIR, or .lc-data in the folder a command runs in). To use "
+                    f"that stack, run this command in {other.parent} or with LC_DATA_DIR={other}; to stop it, "
+                    f"LC_DATA_DIR={other} lecture-copilot down.")
+    return ""
+
+
 def check_ports(settings: Settings, names: list[str] | None = None) -> None:
     """Raises :class:`PortTaken` for the first port of the services ``names`` (default: those not
-    running, by their pid files) that another process holds."""
+    running, by their pid files) that another process holds; when that is another stack's service,
+    the message says how to use or stop that stack instead (:func:`_other_stack`)."""
     running = {n for n in SERVICES if (pid := service_pid(settings, n)) is not None and pid_alive(pid)}
     for name in names if names is not None else [n for n in SERVICES if n not in running]:
         for host, port, var in service_ports(settings)[name]:
             if not port_free(host, port):
-                raise PortTaken(port, f"the {name} service", var, host, _holder(port))
+                raise PortTaken(port, f"the {name} service", var, host, _holder(port), _other_stack(port, settings))
 
 
 def service_pid(settings: Settings, name: str) -> int | None:

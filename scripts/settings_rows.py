@@ -36,7 +36,7 @@ ROWS: list[tuple[tuple[str, ...], str]] = [
      "(under its data dir) instead of the machine's Postgres 15 on 5432 (with other pytest sessions starting beside "
      "it, give `--basetemp` outside `/tmp/pytest-of-root`: each new session makes that folder root-only again, and "
      "the embedded Postgres runs as the `pgserver` user)"),
-    (("data_dir",), "media, embedded stores, logs, pid files"),
+    (("data_dir",), "media, embedded stores, logs, pid files (a relative path is from the folder a command runs in)"),
     (("media_url", "media_path_style", "media_cache_s", "media_cache_bytes"),
      "object storage for media, `s3://bucket/prefix` (unset: the folder `<LC_DATA_DIR>/media`); path-style "
      "addressing (MinIO); with object storage, local copies untouched this long (seconds) are removed, and the least "

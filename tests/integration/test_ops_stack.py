@@ -161,6 +161,16 @@ def test_one_setting_moves_every_port_and_another_shell_finds_the_stack(tmp_path
             assert got.status_code == 200 and got.headers.get("LC-Pid") == str(pids[name]), (name, got.headers)
         assert not port_free("127.0.0.1", 50051 + n) and not port_free("127.0.0.1", 4223 + n)  # ask, NATS
 
+        # a command with another data folder (run in another folder: .lc-data there) on the same ports is
+        # told that this stack holds them, and how to use it instead (a newcomer ran `process` from /tmp)
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        second = subprocess.run([sys.executable, "-m", "lecturecopilot", "up"], cwd=elsewhere, capture_output=True,
+                                text=True, timeout=150, env={k: v for k, v in env.items() if k != "LC_DATA_DIR"})
+        assert second.returncode == 1, second.stdout + second.stderr
+        assert f"another data folder, {data}" in second.stderr and f"LC_DATA_DIR={data}" in second.stderr, second.stderr
+        assert str(elsewhere / ".lc-data") in second.stderr, second.stderr  # its own, absolute
+
         other_shell = {k: v for k, v in env.items() if k != "LC_PORT_OFFSET"}
         link = _cli(other_shell, "signin-link", "--email", "second.shell@example.edu", timeout=60)
         assert link.returncode == 0, link.stderr
