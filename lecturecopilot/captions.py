@@ -12,6 +12,11 @@ from .labels import clock
 from .text import refused
 
 
+#: how a cue of a slide's text starts in the captions this product exports (the gateway's
+#: ``caption_export``): such a cue read back is no speech, and is left out
+SLIDE_MARK = "[Slide]"
+
+
 @dataclass(frozen=True)
 class Word:
     """One transcript word: ``start_s``/``end_s`` in seconds from the start of the media."""
@@ -132,7 +137,9 @@ def parse_captions(path: Path, *, max_end_s: float | None = None) -> list[Word]:
 
     Cues are taken in start order. Overlapping cues are laid end to end (a cue starts no earlier
     than the previous cue's last word), so words never interleave; lines a cue repeats from the
-    cue before (roll-up captions, as auto-captioning produces) are dropped. Times in seconds.
+    cue before (roll-up captions, as auto-captioning produces) are dropped, and so are the cues of a
+    slide's text that this product's caption export writes (:data:`SLIDE_MARK`: uploading an exported
+    file again must not make the slides speech). Times in seconds.
 
     Text encodings: UTF-8 (with or without BOM), UTF-16 with a BOM, else Windows-1252.
     Raises ``ValueError`` when the file can't be parsed, has a timing line that is not valid
@@ -154,6 +161,8 @@ def parse_captions(path: Path, *, max_end_s: float | None = None) -> list[Word]:
         # tags out, then character references ("&amp;" → "&"; WebVTT escapes & < > this way)
         lines = [" ".join(html.unescape(_TAG.sub("", ln)).split()) for ln in raw_text.split("\n")]
         lines = [ln for ln in lines if ln]
+        if lines and lines[0].startswith(SLIDE_MARK):  # a slide's cue of our own export: not speech
+            continue
         # roll-up captions repeat the previous cue's lines before adding one: keep only the new ones
         fresh = [ln for ln in lines if ln not in prev_lines]
         prev_lines = lines or prev_lines

@@ -36,14 +36,13 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from lecturecopilot.captions import Word
+from lecturecopilot.captions import SLIDE_MARK, Word  # SLIDE_MARK: a slide cue, read back as no speech
 
 LINE_CHARS = 42  # characters per caption line (the usual broadcast and streaming limit)
 MAX_LINES = 2
 MAX_CUE_S = 7.0  # longest a speech cue stays up
 MIN_CUE_S = 0.5  # shortest a speech cue is shown, unless the next cue starts sooner
 SLIDE_CUE_S = 4.0  # how long a slide's cue is shown
-SLIDE_MARK = "[Slide]"
 SLIDE_SETTINGS = "line:0"  # WebVTT: the top of the picture
 
 

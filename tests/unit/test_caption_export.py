@@ -153,11 +153,19 @@ def test_every_cue_lasts_and_empty_lines_are_skipped():
 
 
 def test_exported_vtt_uploads_back_to_the_same_words(tmp_path):
+    """The export, slides and all, read back as uploaded captions gives the speech's words: a slide's
+    cue (``[Slide] …``) is not taken for speech (a newcomer re-uploaded an export and found the slide's
+    text in the transcript, beside the real slide)."""
     lines, words = _lecture(0.0)
     speech = [x for x in lines if x.kind == "speech"]
+    assert len(speech) < len(lines)  # the lecture has a slide
     f = tmp_path / "c.vtt"
-    f.write_text(to_vtt(build_cues(speech, words)))
+    f.write_text(to_vtt(build_cues(lines, words)))
     assert [w.word for w in parse_captions(f)] == " ".join(x.text for x in speech).split()
+    f = tmp_path / "c.srt"  # SRT has no escapes: "&amp;" said comes back as "&", so only the slide is checked
+    f.write_text(to_srt(build_cues(lines, words)))
+    got = [w.word for w in parse_captions(f)]
+    assert "[Slide]" not in got and "function" not in " ".join(got) and got[:5] == "Hashing stores keys in a".split()
 
 
 def test_no_cues_is_still_a_valid_file():
