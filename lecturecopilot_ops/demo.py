@@ -78,7 +78,8 @@ def run(settings: Settings) -> None:
     print(f"\nAsk latency through the HTTP API (JSON, {len(latencies)} asks): "
           f"p50 {statistics.median(latencies):.0f} ms")
     print(f"\nOpen {base}/courses/{course['id']} — ask a question, click a chip to jump to the moment.")
-    print(f"Admin token (for the API): {token}   Stop everything with: make down   ({time.time() - t_all:.0f} s)")
+    print(f"Admin token (for the API): {token}   Stop everything with: make down")
+    print(f"(the demo took {time.time() - t_all:.0f} s)")
 
 
 def _demo_video(settings: Settings) -> Path:
