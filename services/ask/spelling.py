@@ -3,13 +3,15 @@
 
 A word is corrected only when all of these hold: it is not in the course's vocabulary; it is
 not an English word (Debian's word list, ``wamerican``: "print" stays "print"); it is
-lower-case (capitalised words mid-sentence are names: "Dijkstra", "AVL"); it has at least 4
+lower-case (capitalised words mid-sentence are names: "Dijkstra", "AVL"); it has at least 3
 letters; a course word (one said once counts: a name a lecture says once, "Queloz", is what a
 student misspells) starts with the same letter and is at
 optimal-string-alignment distance 1 (2 from 8 letters on; a swap of two neighbours counts 1,
 rapidfuzz's ``OSA``). Question words ("what", "how") are candidates too. The nearest wins, then one
 with the same letters (a swap: "opne" → "open", not "one"), then the most frequent; everything else
-is left as typed. Zero-width and bidi control characters are dropped first (:func:`fold`).
+is left as typed. A course word's plural is a target too when the course never says it ("tabels" →
+"tables" in a lecture that says "table"; search stems it back), and a word of three letters that is
+not English is corrected only to a question or function word ("wat" → "what", "teh" → "the"). Zero-width and bidi control characters are dropped first (:func:`fold`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,8 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
     for w, n in vocabulary.items():
         if n >= MIN_COUNT and len(w) >= 3:
             by_letter.setdefault(w[0], []).append(w)
+            if w + "s" not in vocabulary:  # a plural the course never says is a target too: "tabels" → "tables"
+                by_letter[w[0]].append(w + "s")
     for w in (*_KEEP, *(compounds or ())):  # question words are targets too: "waht" → "what", not the course's
         if len(w) >= 3 and w not in vocabulary:  # "want"; so are compounds: "lookpu" → "look up"
             by_letter.setdefault(w[0], []).append(w)
@@ -73,14 +77,15 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
             continue
         is_first, first_word = first_word, False
         low = tok.lower()
-        if (len(tok) < 4 or low in vocabulary or low in _KEEP or low in english_words()
+        if (len(tok) < 3 or low in vocabulary or low in _KEEP or low in english_words()
                 or (tok[0].isupper() and not is_first)
                 or any(c.isupper() for c in tok[1:])):
             out.append(tok)
             continue
         limit = 2 if len(low) >= 8 else 1
+        short = len(low) == 3  # "wat", "hwo", "teh": a question or function word only, never a course word
         cands = [w for w in by_letter.get(low[0], []) if abs(len(w) - len(low)) <= limit
-                 and OSA.distance(low, w, score_cutoff=limit) <= limit]
+                 and (not short or w in _KEEP) and OSA.distance(low, w, score_cutoff=limit) <= limit]
         if not cands:
             out.append(tok)
             continue

@@ -99,3 +99,23 @@ def test_the_course_compounds_are_pairs_said_twice_whose_joined_word_it_never_sa
     assert index.course_compounds("c1") == {"maxheap": "max heap"}  # it says "lookup" itself, once
     # courses never mix; "setup" is too short to be taken apart (under 6 letters)
     assert index.course_compounds("c2") == {"lookup": "look up", "database": "data base"}
+
+
+@pytest.mark.parametrize("typed,expected", [
+    ("wat is chainnig in hash tabels?", "what is chaining in hash tables?"),  # the demo's (a newcomer's) question
+    ("explain chainnig in hash tabels", "explain chaining in hash tables"),
+    ("hwo do arrays grow", "how do arrays grow"),       # "arrays": English; "hwo": a question word
+    ("teh merge step", "the merge step"),
+])
+def test_a_plural_the_course_never_says_and_a_short_question_word_are_targets(typed, expected):
+    vocab = {**VOCAB, "hash": 20, "table": 15, "what": 30, "how": 12, "the": 90}
+    assert correct(typed, vocab) == expected
+
+
+@pytest.mark.parametrize("typed", [
+    "what does svd give?", "is dfs faster than bfs?", "what is pcr?",  # lower-case acronyms: no question word near
+    "how does atp store energy?", "what is rsa?",
+])
+def test_a_short_word_is_never_corrected_to_a_course_word(typed):
+    vocab = {**VOCAB, "sad": 4, "did": 9, "dos": 3, "bus": 2, "pcs": 1, "ate": 2, "rsx": 2, "svm": 3}
+    assert correct(typed, vocab) == typed
