@@ -56,7 +56,6 @@ def _rules():
             extractive, "answer_run", lambda sents, i, j: (i, j)),
         "no _more (the best run only)": lambda svc: _patched(extractive, "_more", lambda *a, **k: []),
         "no chatter judge": lambda svc: _patched(extractive, "is_chatter", lambda text: False),
-        "runs scored as found, then moved (before 2026-12-06)": lambda svc: _patched(extractive, "SCORE_SHOWN", False),
         "no rank penalty": lambda svc: _patched(extractive, "extractive_answer", lambda *a, **k: original(
             *a, **{**k, "rank_penalty": 0.0})),
         "no spelling correction": lambda svc: _patched(answer, "corrected", lambda index, course_id, q: q),

@@ -113,27 +113,6 @@ def passage_sentences(index: SearchIndex, hit) -> tuple[list, np.ndarray] | None
 
 FROM_PASSAGES = 3  # the best passages an extractive answer is taken from
 WIDTHS = (2, 3)    # the lengths (sentences) of the runs it scores
-SCORE_SHOWN = True  # runs are scored as shown (after answer_run), not as found: see shown_run
-
-
-def shown_run(sents: list, vecs: np.ndarray, query_vec: np.ndarray) -> tuple[float, int, int]:
-    """The best run of a passage's sentences as the answer shows it: ``(cosine, i, j)`` where each
-    window of :data:`WIDTHS` sentences is first moved and trimmed as :func:`answer_run` moves it, and
-    then scored by the cosine between the query and the normalised sum of the embeddings of what it
-    shows that is not a question. ``(-1.0, 0, 0)`` when there is none."""
-    best, seen = (-1.0, 0, 0), set()
-    for w in sorted({min(w, len(sents)) for w in WIDTHS}):
-        for a in range(len(sents) - w + 1):
-            i, j = answer_run(sents, a, a + w)
-            if (i, j) in seen:
-                continue
-            seen.add((i, j))
-            says = [k for k in range(i, j) if not is_question(sents[k].text)] or list(range(i, j))
-            v = vecs[says].sum(axis=0)
-            cos = float(v @ query_vec) / (float(np.linalg.norm(v)) + 1e-9)
-            if cos > best[0]:
-                best = (cos, i, j)
-    return best
 
 
 def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
@@ -171,11 +150,8 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
         sents, vecs = entry
         ranges = _fresh_ranges(sents, said, p.hit.lecture_id) if said else [(0, len(sents))]
         ranges = [(lo, hi) for lo, hi in ranges if hi - lo >= 2] if said else ranges
-        if SCORE_SHOWN and not said:
-            cos, i, j = shown_run(sents, vecs, query_vec)
-        else:
-            cos, i, j = max((best_window(vecs, query_vec, WIDTHS, lo, hi) for lo, hi in ranges),
-                            default=(-1.0, 0, 0), key=lambda b: b[0])
+        cos, i, j = max((best_window(vecs, query_vec, WIDTHS, lo, hi) for lo, hi in ranges),
+                        default=(-1.0, 0, 0), key=lambda b: b[0])
         score = cos - rank_penalty * rank + (10.0 if said and (rank, p) in held else 0.0)
         if j > i and (best is None or score > best[0]):
             best = (score, p, sents, i, j)
@@ -185,7 +161,7 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
     if said:  # keep the run inside its fresh range
         lo, hi = next((lo, hi) for lo, hi in _fresh_ranges(sents, said, p.hit.lecture_id) if lo <= i < hi)
         i, j = answer_run(sents[:hi], i, j)
-    elif not SCORE_SHOWN:
+    else:
         i, j = answer_run(sents, i, j)
     run = [(p, s) for s in sents[i:j]]
     more = [] if said else _more(index, passages[:FROM_PASSAGES], query, query_vec, run)
