@@ -31,6 +31,7 @@ from .models import EMBED_DIM
 
 __all__ = ["EMBED_DIM", "available", "configure", "configurer", "register", "vector_type"]
 
+
 class _ListLoader(VectorLoader):
     """A ``vector`` in text format → ``list[float]`` (pgvector's loader gives a ``Vector``)."""
 

@@ -15,8 +15,8 @@ from lecturecopilot import db, embedded
 from lecturecopilot.media import CONTAINERS_LABEL
 from lecturecopilot.netports import PortTaken
 from lecturecopilot.settings import get_settings
-from services.gateway.accounts import signin_link
 from services.gateway import store as gateway_store
+from services.gateway.accounts import signin_link
 from services.gateway.auth import mint_token, revoke_tokens
 from services.index.commands import reindex_command
 from services.index.vector_columns import convert_columns

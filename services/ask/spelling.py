@@ -11,7 +11,8 @@ rapidfuzz's ``OSA``). Question words ("what", "how") are candidates too. The nea
 with the same letters (a swap: "opne" → "open", not "one"), then the most frequent; everything else
 is left as typed. A course word's plural is a target too when the course never says it ("tabels" →
 "tables" in a lecture that says "table"; search stems it back), and a word of three letters that is
-not English is corrected only to a question or function word ("wat" → "what", "teh" → "the"). Zero-width and bidi control characters are dropped first (:func:`fold`).
+not English is corrected only to a question or function word ("wat" → "what", "teh" → "the").
+Zero-width and bidi control characters are dropped first (:func:`fold`).
 """
 
 from __future__ import annotations
