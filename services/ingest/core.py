@@ -28,7 +28,7 @@ from lecturecopilot.storage import MediaStore
 from lecturecopilot.text import TextError, check_filename, check_text
 
 from .errors import IngestError
-from .numbers import MAX_NUMBER, check_course_and_number, number_hold_s, numbers_exhausted, number_taken
+from .numbers import MAX_NUMBER, check_number, number_hold_s, numbers_exhausted, number_taken
 from .spool import no_room
 from .store import CourseGone, IngestStore, NumbersExhausted
 
@@ -160,10 +160,11 @@ def check_title(title, filename: str) -> str:
 def check_upload(records: IngestStore, request: UploadRequest, *, upload_hold_s: float,
                  own_upload: str | None = None) -> UploadRequest:
     """Every check an upload's declared metadata (``request``) must pass, made before any byte is
-    kept (at the start of a resumable upload too): the course exists, the file names are plain and
+    kept (at the start of a resumable upload too): the course id is a UUID (the course's existence is
+    the caller's to have checked: :func:`~.numbers.check_number`), the file names are plain and
     of an accepted type, the title is allowed, the language is a language tag, the number is free
     (no lecture has it and no open resumable upload but ``own_upload`` holds it: ``upload_hold_s``,
-    see :func:`check_course_and_number`).
+    see :func:`~.numbers.check_number`).
     Returns ``request`` cleaned (course id, title, file names; new :class:`Upload` objects).
     Raises :class:`IngestError` (404, 400, 415, 409)."""
     course_id = course_uuid(request.course_id)
@@ -179,7 +180,7 @@ def check_upload(records: IngestStore, request: UploadRequest, *, upload_hold_s:
     title = check_title(request.title, video_name or captions_name)
     if language and not (isinstance(language, str) and LANGUAGE.fullmatch(language)):
         raise IngestError("'language' must be a language code such as 'en' or 'pt-BR'.", code="invalid_language")
-    check_course_and_number(records, course_id, request.number, upload_hold_s, own_upload)
+    check_number(records, course_id, request.number, upload_hold_s, own_upload)
     return replace(request, course_id=course_id, title=title,
                    video=video and replace(video, filename=video_name),
                    captions=captions and replace(captions, filename=captions_name))
@@ -331,7 +332,7 @@ def _register(records: IngestStore, lecture_id: str, request: UploadRequest, kep
             "media_info": None if info is None else json.dumps(info.__dict__), "language": request.language or None},
             number, tries=NUMBER_TRIES, hold_s=hold_s, max_number=MAX_NUMBER, own_upload=own_upload)
     except CourseGone:
-        raise IngestError("Unknown course: it was deleted while this lecture was being added.", status=404,
+        raise IngestError("Unknown course (or it was deleted while this lecture was being added).", status=404,
                           code="not_found") from None
     except NumbersExhausted:
         raise numbers_exhausted() from None

@@ -22,14 +22,14 @@ def number_hold_s(settings: Settings) -> float:
     return max(settings.upload_idle_s, settings.upload_chunk_timeout_s)
 
 
-def check_course_and_number(records: IngestStore, course_id: str, number: int | None, hold_s: float,
-                            own_upload: str | None = None) -> None:
-    """Raises :class:`IngestError` 404 when the course does not exist, 409 ``number_taken`` when
-    it already has a lecture ``number`` or an open resumable upload into it other than
-    ``own_upload`` holds that number (finishing, or receiving within ``hold_s`` seconds of its last
-    chunk: :func:`number_hold_s`), or, without ``number``, when no number is left for one."""
-    if not records.course_exists(course_id):
-        raise IngestError("Unknown course.", status=404, code="not_found")
+def check_number(records: IngestStore, course_id: str, number: int | None, hold_s: float,
+                 own_upload: str | None = None) -> None:
+    """Raises :class:`IngestError` 409 ``number_taken`` when the course already has a lecture
+    ``number`` or an open resumable upload into it other than ``own_upload`` holds that number
+    (finishing, or receiving within ``hold_s`` seconds of its last chunk: :func:`number_hold_s`), or,
+    without ``number``, when no number is left for one. The course itself is the caller's to have
+    checked (the gateway, which owns courses, before it calls ingest; the operator CLI through the
+    gateway's store): one that does not exist fails at the insert of its row (a foreign key: 404)."""
     if number is None:
         if records.next_number(course_id, hold_s, MAX_NUMBER, own_upload) is None:
             raise numbers_exhausted()

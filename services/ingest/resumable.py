@@ -58,7 +58,7 @@ from .errors import IngestError
 from .numbers import number_hold_s, number_taken
 from .partfiles import Busy
 from .parts import parts_of
-from .store import IngestStore
+from .store import CourseGone, IngestStore
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +137,9 @@ def start_upload(*, settings: Settings, records: IngestStore, store: MediaStore,
              "meta": {"title": request.title, "number": request.number, "language": request.language or ""},
              "owner": owner}, open_states=OPEN, idle_s=settings.upload_idle_s,
             admit=lambda open_rows: policy.admit(settings, store, open_rows, starting, expected=parts.expected))
+    except CourseGone:
+        parts.remove(upload_id)
+        raise IngestError("Unknown course.", status=404, code="not_found") from None
     except BaseException:
         parts.remove(upload_id)
         raise

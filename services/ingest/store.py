@@ -1,5 +1,5 @@
-"""All of the ingest service's SQL (tables in ``lecturecopilot/schema.sql``): the courses an
-upload goes into (read), the ``lectures`` rows it registers, renames or renumbers, re-queues and deletes, and the
+"""All of the ingest service's SQL (tables in ``lecturecopilot/schema.sql``): the ``lectures`` rows
+an upload registers, renames or renumbers, re-queues and deletes, and the
 ``uploads`` rows of resumable uploads (their state machine is :mod:`services.ingest.resumable`).
 
 Methods marked "retried" run again on a new connection if Postgres cut theirs
@@ -40,7 +40,7 @@ _NEXT_NUMBER = ("(SELECT min(g) FROM generate_series(coalesce(max(number), 0) + 
 
 
 class CourseGone(Exception):
-    """The course was deleted while a lecture was being registered into it."""
+    """The course does not exist (any more): a lecture's or an upload's row was refused by its foreign key."""
 
 
 class NumbersExhausted(Exception):
@@ -58,12 +58,6 @@ class IngestStore:
         self.pool = pool
 
     # -- courses and lectures ---------------------------------------------------------------
-
-    @db.retry_on_disconnect
-    def course_exists(self, course_id: str) -> bool:
-        """True when the course exists (retried)."""
-        with self.pool.connection() as conn:
-            return conn.execute("SELECT 1 FROM courses WHERE id=%s", (course_id,)).fetchone() is not None
 
     @db.retry_on_disconnect
     def number_in_use(self, course_id: str, number: int) -> bool:
@@ -237,8 +231,8 @@ class IngestStore:
         (``open_states``), in one transaction that holds an advisory lock (two starts never both see the same open uploads).
         ``admit`` gets the open ones (``id``, ``size``, ``owner``, ``course_id``, ``number`` (the
         lecture number it declared, or None), ``left_s``: seconds until an idle one expires; a
-        receiving one idle for ``idle_s`` is not open) and raises to refuse (rolled back).
-        Retried."""
+        receiving one idle for ``idle_s`` is not open) and raises to refuse (rolled back). Raises
+        :class:`CourseGone` when the course does not exist (its foreign key). Retried."""
         with self.pool.connection() as conn:
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (_START_LOCK,))
             open_rows = conn.execute(
@@ -247,9 +241,13 @@ class IngestStore:
                 "FROM uploads WHERE state = ANY(%s) AND NOT (state='receiving' AND active_at < now() - "
                 "make_interval(secs => %s))", (idle_s, list(open_states), idle_s)).fetchall()
             admit(open_rows)
-            conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta, owner) VALUES (%s,%s,%s,%s,%s,%s)",
-                         (row["id"], row["course_id"], row["filename"], row["size"], json.dumps(row["meta"]),
-                          row["owner"]))
+            try:
+                conn.execute("INSERT INTO uploads (id, course_id, filename, size, meta, owner) VALUES (%s,%s,%s,%s,%s,%s)",
+                             (row["id"], row["course_id"], row["filename"], row["size"], json.dumps(row["meta"]),
+                              row["owner"]))
+            except psycopg.errors.ForeignKeyViolation:
+                conn.rollback()
+                raise CourseGone(row["course_id"]) from None
 
     def expire_upload(self, upload_id: str, reason: str, idle_s: float) -> bool:
         """Sets the upload ``expired`` with ``reason`` if it is still receiving and idle for

@@ -635,3 +635,27 @@ def test_an_upload_can_be_cancelled_and_frees_its_place_at_once(stack):
     assert start("after-cancel.mp4").status_code == 201  # its place was free at once
     assert requests.delete(f"{stack.base}/api/uploads/00000000-0000-4000-8000-000000000000", headers=who,
                            timeout=10).status_code == 404
+
+
+def test_ingest_refuses_a_course_that_does_not_exist_and_keeps_nothing(stack):
+    """Ingest reads no course (the gateway, which owns them, checks the course before it calls ingest;
+    the operator CLI through the gateway's store): a course id naming no course, sent to ingest itself,
+    fails at the insert of its row (the foreign key) with 404 ``not_found``, and nothing is kept."""
+    import uuid as _uuid
+
+    from web_helpers import VTT
+
+    base, nobody = stack.settings.ingest_url, str(_uuid.uuid4())
+    parts = set((stack.settings.media_dir / "uploads").glob("*"))
+    folders = set((stack.settings.media_dir / "lectures").glob("*"))
+    start = requests.post(f"{base}/v1/courses/{nobody}/uploads", json={"filename": "a.mp4", "size": 5000}, timeout=10)
+    assert _err(start, 404, "not_found") == "Unknown course."
+    plain = requests.post(f"{base}/v1/courses/{nobody}/lectures", timeout=60,
+                          files={"captions": ("h.vtt", VTT.encode(), "text/vtt")}, data={"title": "Heaps"})
+    assert "Unknown course" in _err(plain, 404, "not_found")
+    with stack.db() as conn:
+        for table in ("uploads", "lectures"):
+            assert conn.execute(f"SELECT count(*) FROM {table} WHERE course_id=%s", (nobody,)).fetchone()[0] == 0
+    assert set((stack.settings.media_dir / "uploads").glob("*")) == parts, "the refused start left its bytes"
+    assert not list((stack.settings.media_dir / "incoming").glob("form-*")), "the refused upload left its bytes"
+    assert set((stack.settings.media_dir / "lectures").glob("*")) == folders, "the refused upload left a lecture folder"

@@ -95,7 +95,6 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/index/store.py", "transcript_words", "the words to index; transcribe's event would carry them "
      "(or a blob reference)"),
     ("services/index/store.py", "slides", "the slide text to index; as transcript_words"),
-    ("services/ingest/store.py", "courses", "an upload's course exists"),
     ("services/transcribe/handlers.py", "lectures", f"media path, course and duration of the lecture; {_LECTURE_READ_MODEL}"),
     ("lecturecopilot/worker.py", "lectures", "a stage's lecture's course id (every pipeline service)"),
 })
