@@ -16,6 +16,7 @@ from markdown_it import MarkdownIt
 
 from web_helpers import Gateway, mint, upload_captions
 
+from .test_notes import _lecture
 from .test_quiz_api import _code, sorting_course
 
 pytestmark = pytest.mark.slow
@@ -28,14 +29,6 @@ def _course(stack, headers: dict, title: str, visibility: str = "public") -> str
                       headers=headers, timeout=10)
     assert r.status_code == 201, r.text
     return r.json()["id"]
-
-
-def _lecture(stack, course: str, headers: dict, number: int = 1, title: str = "Heaps") -> str:
-    r = upload_captions(stack.base, course, headers=headers, number=number, title=title)
-    assert r.status_code == 202, r.text
-    lid = r.json()["lecture_id"]
-    assert stack.wait_ready(lid, timeout_s=120)["status"] == "ready"
-    return lid
 
 
 @pytest.fixture(scope="module")
