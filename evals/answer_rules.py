@@ -55,6 +55,7 @@ def _rules():
         "no answer_run (question skip, chatter trim, growth to 15 words)": lambda svc: _patched(
             extractive, "answer_run", lambda sents, i, j: (i, j)),
         "no _more (the best run only)": lambda svc: _patched(extractive, "_more", lambda *a, **k: []),
+        "_more from any lecture (not only the anchor's)": lambda svc: _patched(extractive, "MORE_SAME_LECTURE", False),
         "no chatter judge": lambda svc: _patched(extractive, "is_chatter", lambda text: False),
         "no rank penalty": lambda svc: _patched(extractive, "extractive_answer", lambda *a, **k: original(
             *a, **{**k, "rank_penalty": 0.0})),
