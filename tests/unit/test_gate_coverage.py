@@ -1,12 +1,13 @@
 """The gate's coverage: the question's topic words said in the passages it would be answered from,
-not anywhere in the course; a topic of everyday words only counts half."""
+not anywhere in the course; a topic of everyday words only counts half; a rare subject the course never
+says, nor anything like it, declines."""
 
 import re
 import zlib
 
 import numpy as np
 
-from services.ask.gate import EVERYDAY_SHARE, evidence
+from services.ask.gate import EVERYDAY_SHARE, Evidence, covered, evidence
 from services.ask.retrieve import Passage
 from services.ask.search_index import Hit
 
@@ -45,6 +46,10 @@ class Index:
 
     def passage_tokens(self, hit):
         return frozenset(_tokens(hit.text))
+
+    def course_vocabulary(self, course_id):
+        words = [w for text in COURSE for w in re.findall(r"[a-z]+", text.lower())]
+        return {w: words.count(w) for w in words}
 
 
 def _passages(*idx: int) -> list[Passage]:
@@ -85,3 +90,22 @@ def test_background_passages_keep_an_everyday_word_from_outweighing_the_course_t
     assert idf_with_background("thylakoid", 0, n, 10) > verb
     # a big course: the background barely moves a rare term's weight
     assert abs(idf_with_background("thylakoid", 3, 2000, 10) - np.log(2001 / 3.5)) < 0.01
+
+
+def _unsaid(question: str) -> str | None:
+    return evidence(Index(), "c", _passages(0, 1), question, np.zeros(4, dtype=np.float32)).unsaid
+
+
+def test_a_rare_subject_the_course_never_says_declines_however_strong_the_score():
+    """"Michaelis-Menten" is rare in English, the course never says it nor a word like it: whatever the
+    passages' wording, the lectures do not treat it (the fields benchmark's near-topic question)."""
+    assert _unsaid("What is the Michaelis-Menten equation for the Calvin cycle enzyme?") == "Michaelis-Menten"
+    assert not covered(Evidence(window=0.99, coverage=1.0, score=9.0, unsaid="Michaelis-Menten"), 0.82)
+    assert covered(Evidence(window=0.99, coverage=1.0, score=9.0), 0.82)
+
+
+def test_a_rare_word_the_course_says_or_nearly_says_does_not_decline():
+    assert _unsaid("What does RuBisCO grab instead of carbon dioxide?") is None  # said
+    assert _unsaid("Where is the thylacoid?") is None  # a misspelling of a course word: close in letters
+    assert _unsaid("Why is the Calvin cycle a cycle?") is None  # nothing rare
+    assert _unsaid("How does dialysis clean the blood?") is None  # unsaid but not rare: coverage judges it
