@@ -46,7 +46,7 @@ def _rules():
     """Rule name → a function of the servicer giving a context manager that turns the rule off."""
     import dataclasses
 
-    from services.ask import answer
+    from services.ask import answer, gate
     from services.ask.writers import extractive
 
     original = extractive.extractive_answer
@@ -54,12 +54,14 @@ def _rules():
         "as is": lambda svc: contextlib.nullcontext(),
         "no answer_run (question skip, chatter trim, growth to 15 words)": lambda svc: _patched(
             extractive, "answer_run", lambda sents, i, j: (i, j)),
+        "no continuation (a run may open on 'Which is …')": lambda svc: _patched(extractive, "continues", lambda text: False),
         "no _more (the best run only)": lambda svc: _patched(extractive, "_more", lambda *a, **k: []),
         "_more from any lecture (not only the anchor's)": lambda svc: _patched(extractive, "MORE_SAME_LECTURE", False),
         "no chatter judge": lambda svc: _patched(extractive, "is_chatter", lambda text: False),
         "no rank penalty": lambda svc: _patched(extractive, "extractive_answer", lambda *a, **k: original(
             *a, **{**k, "rank_penalty": 0.0})),
         "no spelling correction": lambda svc: _patched(answer, "corrected", lambda index, course_id, q: q),
+        "no unsaid-subject veto in the gate": lambda svc: _patched(gate, "UNSAID_ZIPF", 0.0),
         "no coverage in the gate (weight 0, threshold not refitted)": lambda svc: _patched(
             svc, "config", dataclasses.replace(svc.config, gate_coverage_weight=0.0)),
     }

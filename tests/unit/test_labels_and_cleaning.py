@@ -66,6 +66,12 @@ def _sents(*texts):
       "It splits the array into two halves and sorts each half recursively."), (0, 2), (0, 3)),
     # growing never ends on classroom talk
     (("Hashing maps keys to slots.", "Chaining stores a list in each slot.", "Yeah, go ahead."), (0, 2), (0, 2)),
+    # a run opening on the rest of the sentence before it starts on that sentence (the demo's "How does Python
+    # resolve collisions?" opened on "Which is much more common ...")
+    (("How I find an open space is a little complicated.", "But this is a technique called open addressing.",
+      "Which is much more common than the technique we're going to be talking about today in implementations.",
+      "Python uses an open addressing scheme, which is essentially find another place in the array."),
+     (2, 4), (1, 4)),
     # ...or, with nothing after it, stops before the question
     (("Merge sort is a divide and conquer algorithm for sorting arrays of numbers.",
       "So what does merge sort do first?"), (0, 2), (0, 1)),
@@ -74,6 +80,15 @@ def test_answer_run_moves_past_the_question_it_opens_with(texts, window, expecte
     from services.ask.writers.extractive import answer_run
 
     assert answer_run(_sents(*texts), *window) == expected
+
+
+def test_a_sentence_continues_the_one_before_when_it_opens_on_a_relative_pronoun():
+    from services.ask.writers.extractive import continues
+
+    assert continues("Which is much more common than the technique we're going to be talking about today.")
+    assert continues("whose keys are all distinct.")
+    assert not continues("Which one is faster?")  # a question
+    assert not continues("When the table fills up, we double it.")
 
 
 @pytest.mark.parametrize("text, asks", [

@@ -40,6 +40,17 @@ def is_question(text: str) -> bool:
     return t.endswith("?") and not _TAG_QUESTION.search(t)
 
 
+# A sentence opening on a relative pronoun continues the one before it: speech recognition split "But this is a
+# technique called open addressing, which is much more common ..." after "addressing"
+_CONTINUES = re.compile(r"^\W*(?:which|whose|whom)\b", re.IGNORECASE)
+
+
+def continues(text: str) -> bool:
+    """True for a sentence that is the rest of the one before it ("Which is much more common than …"),
+    not for a question ("Which one is faster?")."""
+    return bool(_CONTINUES.match(text)) and not is_question(text)
+
+
 MIN_RUN_WORDS = 15  # fewer words than this ("This is what we call radix sort. Radix sort.") is no answer yet
 MAX_RUN = 4         # sentences an answer may grow to
 
@@ -63,10 +74,15 @@ def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
     ends on a question takes the sentence answering it, or, at ``MAX_RUN`` or the segment's end,
     stops before the question; a slide's words do not count towards ``MIN_RUN_WORDS`` (only its one
     quoted item is shown: the demo's "What is chaining?" was the slide's item and "So this is an idea
-    called chaining."). ``sents`` have a ``text``; returns the new ``(i, j)``, ``i < j``."""
+    called chaining."). A run opening on the rest of the sentence before it (:func:`continues`) starts
+    on that sentence (its end moves back only past ``MAX_RUN``). ``sents`` have a ``text``; returns the new ``(i, j)``, ``i < j``."""
     while j < len(sents) and (is_question(sents[i].text) or is_chatter(sents[i].text)):
         i += 1
         j += 1
+    while i > 0 and continues(sents[i].text) and getattr(sents[i - 1], "kind", "speech") != "slide" \
+            and not is_question(sents[i - 1].text) and not is_chatter(sents[i - 1].text):
+        i -= 1
+        j -= 1 if j - i > MAX_RUN else 0
     while j - i > 1 and is_chatter(sents[i].text):
         i += 1
     while j - i > 1 and is_chatter(sents[j - 1].text):
