@@ -14,17 +14,17 @@ Two signals, neither of them a rank-fusion score (RRF scores rank, they don't me
   plants" in a course that says "plants" elsewhere).
 
 A third signal can only decline: ``unsaid``, a topic word of the question that is rare in English
-(wordfreq Zipf < ``UNSAID_ZIPF``), that the course never says, and that no word the course says comes
-close to in letters (rapidfuzz Indel ratio < ``UNSAID_LETTERS``: not a misspelling, not a mishearing):
-the question's distinctive subject ("Michaelis-Menten", "Cepheid") is not what the lectures treat, however
-close the neighbouring passages' wording.
+(wordfreq Zipf < ``UNSAID_ZIPF``), that the course never says, and that no word the course says
+comes close to in letters (rapidfuzz Indel ratio < ``UNSAID_LETTERS``: not a misspelling, not a
+mishearing): the question's distinctive subject ("Michaelis-Menten", "Cepheid") is not what the
+lectures treat, however close the neighbouring passages' wording.
 
-Decision: answer when ``window + coverage_weight · coverage ≥ threshold`` and no word is ``unsaid``
-(weight 0.75, threshold 0.82, 10 background passages; Zipf 2.0, letters 0.6), chosen by leave-one-group-out cross-validation over 490 questions in 12
-groups (MIT 6.006, the robustness course, ten fields; each field also as one-lecture courses), among the
-operating points that decline at least 0.9 of the other groups' uncovered questions:
-``python -m evals.gate_fields``; per-group results and spread in
-``evals/results/gate-fields-latest.json`` (``background_local_declining_0.9``).
+Decision: answer when ``window + coverage_weight · coverage ≥ threshold`` and no word is
+``unsaid`` (weight 0.75, threshold 0.82, 10 background passages; Zipf 2.0, letters 0.6), chosen by
+leave-one-group-out cross-validation over 490 questions in 12 groups (MIT 6.006, the robustness
+course, ten fields; each field also as one-lecture courses), among the operating points that decline
+at least 0.9 of the other groups' uncovered questions: ``python -m evals.gate_fields``; per-group
+results and spread in ``evals/results/gate-fields-latest.json`` (``unsaid_subject_declining_0.9``).
 """
 
 from __future__ import annotations

@@ -94,3 +94,27 @@ def test_sentences_that_join_an_answer_come_from_the_lecture_it_is_anchored_in(m
     monkeypatch.setattr(extractive, "MORE_SAME_LECTURE", False)  # the rule keeps it out: without it, it joins
     loose = extractive_answer(index, [p1, p2], query, embed([query])[0])
     assert any(c.lecture_id == "STARS" for s in loose for c in s.cites), [s.text for s in loose]
+
+
+def test_the_rest_of_a_split_sentence_does_not_join_an_answer_alone(monkeypatch):
+    """"Which we usually call the hash table." joined the demo's answer to "What is a hash collision?" on its
+    own: without the sentence it ends, it says nothing."""
+    def embed(texts):
+        return models.embed(Settings().embed_model, texts)
+
+    rows = [(100.0, "A hash table stores each item at the index its hash function gives."),
+            (106.0, "That index is the key's hash, taken mod the size of the array."),
+            (112.0, "Last week we looked at sorting in linear time with counting sort."),
+            (118.0, "Radix sort then sorts the digits one at a time, least significant first, down here."),
+            (124.0, "Which we usually call the hash table."),
+            (128.0, "Anyway, let us move on to the next topic of the day now.")]
+    p, e = _passage(0, rows, 132.0, embed)
+    index = SimpleNamespace(sentences={("L5", 0): e}, course_of={})
+    query = "what is a hash table"
+
+    def texts():
+        return [s.text for s in extractive_answer(index, [p], query, embed([query])[0])]
+    assert not any(t.startswith("Which") for t in texts()), texts()
+    from services.ask.writers import extractive
+    monkeypatch.setattr(extractive, "continues", lambda text: False)  # the rule keeps it out: without it, it joins
+    assert any(t.startswith("Which") for t in texts()), texts()

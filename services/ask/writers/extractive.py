@@ -75,7 +75,8 @@ def answer_run(sents: list, i: int, j: int) -> tuple[int, int]:
     stops before the question; a slide's words do not count towards ``MIN_RUN_WORDS`` (only its one
     quoted item is shown: the demo's "What is chaining?" was the slide's item and "So this is an idea
     called chaining."). A run opening on the rest of the sentence before it (:func:`continues`) starts
-    on that sentence (its end moves back only past ``MAX_RUN``). ``sents`` have a ``text``; returns the new ``(i, j)``, ``i < j``."""
+    on that sentence (its end moves back only past ``MAX_RUN``). ``sents`` have a ``text``; returns
+    the new ``(i, j)``, ``i < j``."""
     while j < len(sents) and (is_question(sents[i].text) or is_chatter(sents[i].text)):
         i += 1
         j += 1
@@ -198,9 +199,9 @@ _DETAIL = re.compile(r"\b(?:in (?:more )?detail|step by step|elaborate|thoroughl
 def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
           run: list[tuple[Passage, object]]) -> list[tuple[Passage, object]]:
     """Sentences of the top passages that add to the anchor ``run``: single sentences whose
-    cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter or
-    fragments (under 6 words), not already in the answer, from the anchor's lecture
-    (:data:`MORE_SAME_LECTURE`), best first, until the answer holds
+    cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter,
+    fragments (under 6 words) or the rest of a split sentence (:func:`continues`), not already in
+    the answer, from the anchor's lecture (:data:`MORE_SAME_LECTURE`), best first, until the answer holds
     ``TARGET_WORDS`` words (``DETAIL_WORDS`` when the question asks for detail). When the anchor
     is too short to answer (under ``MIN_RUN_WORDS``: it ends its passage, after the lecturer's own
     question "What's the worst case performance of a hash table?", which is the sentence most like
@@ -224,7 +225,7 @@ def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np
         cos = vecs @ query_vec
         for k, s in enumerate(sents):
             cands.append((float(cos[k]), p, s, not is_question(s.text) and not is_chatter(s.text)
-                          and len(clean(s.text).split()) >= 6))
+                          and not continues(s.text) and len(clean(s.text).split()) >= 6))
     best = max((c for c, _, _, ok in cands if ok or have >= MIN_RUN_WORDS), default=-1.0)
     out: list[tuple[Passage, object]] = []
     for c, p, s, ok in sorted(cands, key=lambda x: -x[0]):
