@@ -161,13 +161,13 @@ def unsaid_subject(index: SearchIndex, course_id: str, words: list[str], said: C
     False, its Zipf frequency in English is under :data:`UNSAID_ZIPF` and no word of the course's vocabulary
     (:meth:`SearchIndex.course_vocabulary`) reaches :data:`UNSAID_LETTERS` in letters; None when there is none."""
     vocab = None
-    for w in words:
+    for w in dict.fromkeys(words):  # each word once: a long question repeating one costs one search
         if said(w) or wordfreq.zipf_frequency(w.lower(), "en") >= UNSAID_ZIPF:
             continue
         if vocab is None:
             vocab = list(index.course_vocabulary(course_id))
-        best = process.extractOne(w.lower(), vocab, scorer=fuzz.ratio) if vocab else None
-        if best is None or best[1] / 100 < UNSAID_LETTERS:
+        if not vocab or process.extractOne(w.lower(), vocab, scorer=fuzz.ratio,
+                                           score_cutoff=UNSAID_LETTERS * 100) is None:
             return w
     return None
 
