@@ -56,7 +56,6 @@ def _rules():
             extractive, "answer_run", lambda sents, i, j: (i, j)),
         "no continuation (a run may open on 'Which is …')": lambda svc: _patched(extractive, "continues", lambda text: False),
         "no _more (the best run only)": lambda svc: _patched(extractive, "_more", lambda *a, **k: []),
-        "_more from any lecture (not only the anchor's)": lambda svc: _patched(extractive, "MORE_SAME_LECTURE", False),
         "no chatter judge": lambda svc: _patched(extractive, "is_chatter", lambda text: False),
         "no rank penalty": lambda svc: _patched(extractive, "extractive_answer", lambda *a, **k: original(
             *a, **{**k, "rank_penalty": 0.0})),

@@ -66,36 +66,6 @@ def test_a_slide_does_not_make_a_run_long_enough_to_answer():
     assert answer_run(sents[1:], 0, 1) == (0, 3)  # the same speech without the slide grows the same way
 
 
-def test_sentences_that_join_an_answer_come_from_the_lecture_it_is_anchored_in(monkeypatch):
-    """An earth-science answer on elastic rebound does not take an astronomy lecture's sentence that only
-    shares a word with the question ("rebounds"): the fields benchmark's answer cited a supernova mid-answer
-    (measured: ``python -m evals.answer_rules``, row "_more from any lecture")."""
-    def embed(texts):
-        return models.embed(Settings().embed_model, texts)
-
-    quake = [(60.0, "Most earthquakes happen on faults, fractures where two blocks of rock move past each other."),
-             (66.0, "Stress builds up as the plates move, and the rocks on either side bend elastically."),
-             (72.0, "Eventually the friction gives way, the fault slips, and the rocks snap back."),
-             (78.0, "This is elastic rebound theory, from Harry Fielding Reid after the San Francisco earthquake "
-                    "of 1906.")]
-    star = [(300.0, "Once the iron core gets too heavy, it collapses and in under a second rebounds."),
-            (306.0, "In theory the collapsing core rebounds elastically.")]
-    sents_q = [IndexedSentence(t, quake[k + 1][0] if k + 1 < len(quake) else 84.0, x) for k, (t, x) in enumerate(quake)]
-    sents_s = [IndexedSentence(t, star[k + 1][0] if k + 1 < len(star) else 312.0, x) for k, (t, x) in enumerate(star)]
-    p1 = Passage(Hit("q", "EARTH", 1, 0, 60.0, 84.0, " ".join(x for _, x in quake), 1.0), 1.0)
-    p2 = Passage(Hit("s", "STARS", 2, 0, 300.0, 312.0, " ".join(x for _, x in star), 1.0), 1.0)
-    index = SimpleNamespace(sentences={("EARTH", 0): (sents_q, embed([x for _, x in quake])),
-                                       ("STARS", 0): (sents_s, embed([x for _, x in star]))}, course_of={})
-    query = "Explain elastic rebound theory."
-    out = extractive_answer(index, [p1, p2], query, embed([query])[0])
-    assert out and all(c.lecture_id == "EARTH" for s in out for c in s.cites), [(s.text, s.cites) for s in out]
-
-    from services.ask.writers import extractive
-    monkeypatch.setattr(extractive, "MORE_SAME_LECTURE", False)  # the rule keeps it out: without it, it joins
-    loose = extractive_answer(index, [p1, p2], query, embed([query])[0])
-    assert any(c.lecture_id == "STARS" for s in loose for c in s.cites), [s.text for s in loose]
-
-
 def test_the_rest_of_a_split_sentence_does_not_join_an_answer_alone(monkeypatch):
     """"Which we usually call the hash table." joined the demo's answer to "What is a hash collision?" on its
     own: without the sentence it ends, it says nothing."""

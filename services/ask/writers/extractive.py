@@ -188,10 +188,6 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
 TARGET_WORDS = 60     # an answer of about this many words, unless the question asks for more
 DETAIL_WORDS = 120    # "explain in detail", "step by step", "elaborate"
 MORE_WITHIN = 0.08    # another sentence joins when its cosine is within this of the best sentence's
-# Joining sentences come from the anchor run's lecture only: one from another lecture that merely shares the
-# question's words ("rebound" of a supernova in an answer on elastic rebound) cited mid-answer is noise
-# (measured: python -m evals.answer_rules, the row "_more from any lecture")
-MORE_SAME_LECTURE = True
 _DETAIL = re.compile(r"\b(?:in (?:more )?detail|step by step|elaborate|thoroughly|in depth|everything about|"
                      r"more about|walk me through)\b", re.IGNORECASE)
 
@@ -201,7 +197,7 @@ def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np
     """Sentences of the top passages that add to the anchor ``run``: single sentences whose
     cosine with the query is within ``MORE_WITHIN`` of the best one's, not questions, chatter,
     fragments (under 6 words) or the rest of a split sentence (:func:`continues`), not already in
-    the answer, from the anchor's lecture (:data:`MORE_SAME_LECTURE`), best first, until the answer holds
+    the answer, best first, until the answer holds
     ``TARGET_WORDS`` words (``DETAIL_WORDS`` when the question asks for detail). When the anchor
     is too short to answer (under ``MIN_RUN_WORDS``: it ends its passage, after the lecturer's own
     question "What's the worst case performance of a hash table?", which is the sentence most like
@@ -214,10 +210,7 @@ def _more(index: SearchIndex, passages: list[Passage], query: str, query_vec: np
         return []
     taken = {(pp.hit.lecture_id, round(s.start_s, 2)) for pp, s in run}
     cands = []
-    lecture = run[0][0].hit.lecture_id if run else None
     for p in passages:
-        if MORE_SAME_LECTURE and p.hit.lecture_id != lecture:
-            continue
         entry = passage_sentences(index, p.hit)
         if not entry:
             continue
