@@ -3,6 +3,7 @@ the course's vocabulary (slides and titles as Whisper prompts).
 
     .venv/bin/python -m evals.asr_terms                              # every lecture, both voices, base
     .venv/bin/python -m evals.asr_terms --models base tiny.en --lectures 1 2 3
+    .venv/bin/python -m evals.asr_terms --lectures 4 5 6 --modes vocabulary --beams 1 5   # beam widths side by side
 
 The lectures are ``evals/robustness/lectures.json`` (six generated lectures on data structures and
 algorithms, written for this benchmark; see its README): each part's narration is spoken by
@@ -98,7 +99,8 @@ def lecture_video(lecture: dict, voice: str) -> tuple[Path, list[float]]:
     return out, res.part_starts_s
 
 
-def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str]) -> dict:
+def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str],
+        modes: tuple[str, ...] = ("plain", "vocabulary"), beams: tuple[int, ...] = (1,)) -> dict:
     from lecturecopilot import media
     from services.transcribe import core, slides as slides_mod
     from services.transcribe.vocabulary import SlideText, Vocabulary, course_terms
@@ -122,18 +124,20 @@ def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str]
             reference = " ".join(p["narration"] for p in lec["parts"])
             with tempfile.TemporaryDirectory() as tmp:
                 wav = media.extract_audio(videos[lec["number"]], Path(tmp) / "a.wav", media.probe(videos[lec["number"]]))
-                for model in models_:
+                for model, beam in ((m, b) for m in models_ for b in beams):
                     for mode, prompt_for in (("plain", None), ("vocabulary", vocab.prompt)):
+                        if mode not in modes:
+                            continue
                         t0 = time.perf_counter()
-                        words = core.transcribe_audio(wav, core.Asr(model, "en"), duration_s=0,
+                        words = core.transcribe_audio(wav, core.Asr(model, "en", beam_size=beam), duration_s=0,
                                                       prompt_for=prompt_for)
                         took = time.perf_counter() - t0
                         hypothesis = " ".join(w.word for w in words)
                         sc = score(reference, hypothesis, lec["terms"])
-                        rows.append({"lecture": lec["number"], "voice": voice, "model": model, "mode": mode,
+                        rows.append({"lecture": lec["number"], "voice": voice, "model": model, "beam": beam, "mode": mode,
                                      "seconds": round(took, 1), "slides_read": len(found), **sc,
                                      "transcript": hypothesis})
-                        print(f"L{lec['number']} {voice:6} {model:7} {mode:10} WER {sc['wer']:.3f} TER {sc['ter']:.3f} "
+                        print(f"L{lec['number']} {voice:6} {model:7} beam {beam} {mode:10} WER {sc['wer']:.3f} TER {sc['ter']:.3f} "
                               f"({sc['terms_missed']}/{sc['term_occurrences']}) {took:.1f}s  missed: "
                               f"{sorted(set(sc['missed']))[:8]}", file=sys.stderr)
     return {"rows": rows, "summary": summarise(rows), "command": "python -m evals.asr_terms " + " ".join(sys.argv[1:]),
@@ -148,15 +152,17 @@ def half(lecture: int) -> str:
 
 
 def summarise(rows: list[dict]) -> list[dict]:
-    """Per (lectures half, model, voice, mode): WER pooled over words and TER pooled over term
+    """Per (lectures half, model, beam width, voice, mode): WER pooled over words and TER pooled over term
     occurrences. Lectures 1-3 are where the mechanism was chosen (``CHOSEN_ON``), 4-6 were not looked at."""
     out = []
-    keys = sorted({(half(r["lecture"]), r["model"], r["voice"], r["mode"]) for r in rows})
-    for part, model, voice, mode in keys:
-        rs = [r for r in rows if (half(r["lecture"]), r["model"], r["voice"], r["mode"]) == (part, model, voice, mode)]
+    def key(r: dict) -> tuple:
+        return half(r["lecture"]), r["model"], r.get("beam", 1), r["voice"], r["mode"]
+
+    for part, model, beam, voice, mode in sorted({key(r) for r in rows}):
+        rs = [r for r in rows if key(r) == (part, model, beam, voice, mode)]
         words = sum(r["words"] for r in rs)
         occ = sum(r["term_occurrences"] for r in rs)
-        out.append({"lectures_half": part, "model": model, "voice": voice, "mode": mode, "lectures": len(rs),
+        out.append({"lectures_half": part, "model": model, "beam": beam, "voice": voice, "mode": mode, "lectures": len(rs),
                     "wer": sum(r["wer"] * r["words"] for r in rs) / words,
                     "ter": sum(r["terms_missed"] for r in rs) / occ if occ else 0.0,
                     "seconds": round(statistics.mean(r["seconds"] for r in rs), 1)})
@@ -165,9 +171,10 @@ def summarise(rows: list[dict]) -> list[dict]:
 
 def markdown(result: dict) -> str:
     lines = [f"Command `{result['command']}`; {result['machine']}.", "",
-             "| lectures | model | voice | prompts | WER | term error rate | s per lecture |", "|---|---|---|---|---|---|---|"]
+             "| lectures | model | beam | voice | prompts | WER | term error rate | s per lecture |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in result["summary"]:
-        lines.append(f"| {r['lectures_half']} | {r['model']} | {r['voice']} | {r['mode']} | {r['wer']:.3f} | "
+        lines.append(f"| {r['lectures_half']} | {r['model']} | {r.get('beam', 1)} | {r['voice']} | {r['mode']} | {r['wer']:.3f} | "
                      f"{r['ter']:.3f} | {r['seconds']} |")
     return "\n".join(lines) + "\n"
 
@@ -177,8 +184,10 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["base"])
     parser.add_argument("--lectures", nargs="+", type=int, default=None)
     parser.add_argument("--voices", nargs="+", default=list(VOICES))
+    parser.add_argument("--modes", nargs="+", choices=("plain", "vocabulary"), default=["plain", "vocabulary"])
+    parser.add_argument("--beams", nargs="+", type=int, default=[1], help="decoder beam widths (LC_WHISPER_BEAM_SIZE)")
     args = parser.parse_args()
-    result = run(args.models, args.lectures, args.voices)
+    result = run(args.models, args.lectures, args.voices, tuple(args.modes), tuple(args.beams))
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "asr_terms-latest.json").write_text(json.dumps(result, indent=2))
     (RESULTS / "asr_terms.md").write_text(markdown(result))

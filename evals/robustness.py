@@ -119,7 +119,7 @@ def run(models_: list[str], voices: list[str], modes: list[bool]) -> dict:
         for vocabulary in modes:
             env = {"LC_ASR_VOCABULARY": "1" if vocabulary else "0"}
             with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data", whisper_model=model,
-                                                                 extra_env=env) as eph:
+                                                                 whisper_beam_size=None, extra_env=env) as eph:
                 for voice in voices:
                     row = run_config(eph, voice, vocabulary, course, questions)
                     row["model"] = model

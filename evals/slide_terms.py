@@ -3,6 +3,7 @@ slide respelling (``services.transcribe.respell``), its cut-offs chosen with who
 
     .venv/bin/python -m evals.slide_terms            # collect (synthesise, read slides, transcribe; ~25 min), then compare
     .venv/bin/python -m evals.slide_terms --cached   # compare again on what was collected last time
+    .venv/bin/python -m evals.slide_terms --beam 5   # transcribe with a beam of 5 (LC_WHISPER_BEAM_SIZE's values)
 
 The lectures are the fields benchmark's dev lectures (``evals/fields``, never the sealed ones), each
 narrated by the voice and drawn in the slide design that ``python -m evals.fields`` gives it (the same
@@ -28,11 +29,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / "evals" / ".cache" / "slide-terms.json"
+CACHE = ROOT / "evals" / ".cache" / "slide-terms.json"  # one per beam width: slide-terms-beam<N>.json
 
 
-def collect() -> list[dict]:
-    """Per dev lecture: number, field, voice, design, narration, terms, slide terms, the slides read
+def collect(beam_size: int) -> list[dict]:
+    """Per dev lecture, transcribed with a beam of ``beam_size``: number, field, voice, design, narration, terms, slide terms, the slides read
     (start_s, end_s, lines) and the words (start_s, end_s, word) of the vocabulary-prompted transcript."""
     from evals import fields
     from lecturecopilot import media
@@ -61,7 +62,7 @@ def collect() -> list[dict]:
             info = media.probe(video)
             wav = media.extract_audio(video, Path(tmp) / "a.wav", info)
             t0 = time.perf_counter()
-            words = core.transcribe_audio(wav, core.Asr(_model(), "en"), duration_s=0,
+            words = core.transcribe_audio(wav, core.Asr(_model(), "en", beam_size=beam_size), duration_s=0,
                                           prompt_for=vocab.prompt)
         rows.append({"number": lec["number"], "field": lec["field"], "voice": voice, "design": design,
                      "narration": " ".join(p["narration"] for p in lec["parts"]), "terms": lec["terms"],
@@ -74,9 +75,14 @@ def collect() -> list[dict]:
 
 
 def _model() -> str:
+    return _setting("whisper_model")
+
+
+def _setting(name: str):
+    """The product's setting ``name`` as this environment gives it (``LC_*`` variables, defaults)."""
     from lecturecopilot.settings import Settings
 
-    return Settings().whisper_model
+    return getattr(Settings(), name)
 
 
 def lecture_score(row: dict, words: list) -> dict:
@@ -133,6 +139,7 @@ def compare(rows: list[dict]) -> dict:
                    "after": pooled([table[best][i] for i in test])}
     per_field_after = [h["after"]["slide_terms_heard"] for h in held.values()]
     return {"lectures": len(rows),
+            "transcribe_seconds": round(sum(r.get("seconds", 0.0) for r in rows), 1),
             "today": pooled(table[None]),
             "by_cutoff": {str(c): pooled(table[c]) for c in CUTOFFS},
             "held_out": {"per_field": held,
@@ -149,18 +156,21 @@ def compare(rows: list[dict]) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cached", action="store_true", help="reuse what was collected last time")
+    parser.add_argument("--beam", type=int, default=None, help="the decoder's beam width (default: the setting's)")
     args = parser.parse_args()
+    beam = args.beam or _setting("whisper_beam_size")
+    cache = CACHE.with_name(f"slide-terms-beam{beam}.json")
     if args.cached:
-        rows = json.loads(CACHE.read_text())
+        rows = json.loads(cache.read_text())
     else:
-        rows = collect()
-        CACHE.parent.mkdir(parents=True, exist_ok=True)
-        CACHE.write_text(json.dumps(rows))
-    out = {"command": "python -m evals.slide_terms " + " ".join(sys.argv[1:]), "machine": "2 cores, no GPU",
+        rows = collect(beam)
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(rows))
+    out = {"command": "python -m evals.slide_terms " + " ".join(sys.argv[1:]), "machine": "2 cores, no GPU", "beam": beam,
            **compare(rows)}
     path = ROOT / "evals" / "results" / "slide-terms-latest.json"
     path.write_text(json.dumps(out, indent=2) + "\n")
-    print(json.dumps({k: out[k] for k in ("today", "by_cutoff")}, indent=2))
+    print(json.dumps({k: out[k] for k in ("transcribe_seconds", "today", "by_cutoff")}, indent=2))
     print(json.dumps({k: v for k, v in out["held_out"].items() if k != "per_field"}, indent=2))
 
 

@@ -199,12 +199,14 @@ class Ephemeral:
         raise TimeoutError(f"lecture {lecture_id} not ready after {timeout_s} s: {st}")
 
 
-def _test_env(data_dir: Path, whisper_model: str, admin_token: str, extra_env: dict | None) -> dict[str, str]:
+def _test_env(data_dir: Path, whisper_model: str, admin_token: str, extra_env: dict | None,
+              whisper_beam_size: int | None = 1) -> dict[str, str]:
     """The environment of an ephemeral stack: its data dir, stream, free ports, test-sized limits,
-    then ``extra_env``."""
+    then ``extra_env``. ``whisper_beam_size`` None leaves the product's beam width."""
     gateway_port = _free_port()
+    beam = {} if whisper_beam_size is None else {"LC_WHISPER_BEAM_SIZE": str(whisper_beam_size)}
     return {
-        "LC_DATA_DIR": str(data_dir), "LC_STREAM": "LC_TEST", "LC_WHISPER_MODEL": whisper_model,
+        "LC_DATA_DIR": str(data_dir), "LC_STREAM": "LC_TEST", "LC_WHISPER_MODEL": whisper_model, **beam,
         "LC_ADMIN_TOKEN": admin_token, "LC_GATEWAY_PORT": str(gateway_port),
         "LC_PUBLIC_URL": f"http://127.0.0.1:{gateway_port}", "LC_INGEST_PORT": str(_free_port()),
         "LC_ASK_PORT": str(_free_port()), "LC_HEALTH_PORT_TRANSCRIBE": str(_free_port()),
@@ -281,8 +283,13 @@ def _stop_on_sigterm(stop_stack):
 
 
 @contextmanager
-def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict | None = None):
+def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", whisper_beam_size: int | None = 1,
+              extra_env: dict | None = None):
     """Starts a whole stack in ``data_dir`` on free ports and yields an :class:`Ephemeral`.
+
+    Speech recognition is test-sized by default (``tiny.en``, greedy: ``whisper_beam_size`` 1); a
+    benchmark of the product passes ``whisper_model="base"`` and ``whisper_beam_size=None`` (the
+    product's beam width, ``LC_WHISPER_BEAM_SIZE``).
 
     Uses the machine's Postgres (127.0.0.1:5432, a new database, dropped afterwards) and NATS
     (127.0.0.1:4222, its own stream) when they answer, else embedded ones; ``LC_TEST_NATS=embedded``
@@ -298,7 +305,7 @@ def ephemeral(data_dir: Path, *, whisper_model: str = "tiny.en", extra_env: dict
 
     admin_token = "lc_test_" + secrets.token_urlsafe(12)
     dbname = f"lc_test_{uuid.uuid4().hex[:10]}"
-    env = _test_env(data_dir, whisper_model, admin_token, extra_env)
+    env = _test_env(data_dir, whisper_model, admin_token, extra_env, whisper_beam_size)
     admin_url = _machine_stores(env, dbname)
     # forced embedded: not the URL another stack of this process put in the environment (a second
     # stack inside a test session would share the session's stream and drop it)

@@ -116,12 +116,23 @@ class Asr:
     """How speech is recognised: the faster-whisper model ``model_name`` (as
     :func:`lecturecopilot.models.whisper` takes it, e.g. ``"tiny.en"``; ``LC_WHISPER_MODEL``), the
     spoken ``language`` (an ISO code, or None: detected), CTranslate2's ``compute_type``
-    (``LC_WHISPER_COMPUTE_TYPE``) and the CPU ``threads`` (``LC_WHISPER_THREADS``)."""
+    (``LC_WHISPER_COMPUTE_TYPE``), the CPU ``threads`` (``LC_WHISPER_THREADS``) and the decoder's
+    ``beam_size`` (``LC_WHISPER_BEAM_SIZE``; 1: greedy; the product's 5 is faster-whisper's default: on the
+    fields benchmark's dev lectures it took slide terms heard 0.898 → 0.936 and WER 0.124 → 0.109 for 2.0× the
+    decoding time, ``python -m evals.slide_terms --beam 5``; history in docs/experiments.md)."""
 
     model_name: str
     language: str | None = None
     compute_type: str = "int8"
     threads: int = 2
+    beam_size: int = 5
+
+    @classmethod
+    def from_settings(cls, settings, language: str | None) -> "Asr":
+        """The recognizer ``settings`` (:class:`lecturecopilot.settings.Settings`) configure, for
+        speech in ``language`` (an ISO code; None or "": detected)."""
+        return cls(settings.whisper_model, language or None, settings.whisper_compute_type,
+                   settings.whisper_threads, settings.whisper_beam_size)
 
 
 def transcribe_audio(audio: Path, asr: Asr, *, duration_s: float, progress: Callable[[float], None] = lambda f: None,
@@ -145,7 +156,8 @@ def transcribe_audio(audio: Path, asr: Asr, *, duration_s: float, progress: Call
     """
     model = models.whisper(asr.model_name, asr.compute_type, asr.threads)
     recent: list[str] = []
-    opts = dict(language=asr.language or None, word_timestamps=True, condition_on_previous_text=False, beam_size=1)
+    opts = dict(language=asr.language or None, word_timestamps=True, condition_on_previous_text=False,
+                beam_size=asr.beam_size)
     if prompt_for is None:
         segments, _info = model.transcribe(str(audio), vad_filter=True, **opts)
         words = []

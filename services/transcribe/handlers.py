@@ -58,8 +58,7 @@ def _words_of(event: ev.LectureUploaded, ctx: StageContext) -> tuple[list[Word],
     if settings.asr_vocabulary:
         vocab = course_vocabulary(ctx, event.title, on_screen)
         prompt_for = None if vocab.empty else vocab.prompt
-    asr = core.Asr(settings.whisper_model, event.language or None, settings.whisper_compute_type,
-                   settings.whisper_threads)
+    asr = core.Asr.from_settings(settings, event.language)
     words = core.transcribe_media(
         video_path, asr, info=info, duration_s=info.duration_s,
         progress=lambda f: ctx.progress(SLIDES_SHARE + (1 - SLIDES_SHARE) * f), workdir=video_path.parent,

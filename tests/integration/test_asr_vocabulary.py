@@ -130,3 +130,25 @@ def test_a_slide_the_lecturer_reads_aloud_is_still_heard(tmp_path):
         quoted = normalise(part.slide_body)[:6]  # the slide quotes the part's opening words
         heard = {t for w in words if start - 0.5 <= w.start_s <= start + 6.0 for t in normalise(w.word)}
         assert sum(q in heard for q in quoted) >= len(quoted) // 2, (part.slide_body, sorted(heard))
+
+
+def test_the_beam_reaches_the_decoder_and_hears_no_worse_than_greedy_decoding(heaps_video, tmp_path):
+    """``Asr.beam_size`` is faster-whisper's beam width (the product's 5, its default): with the
+    slides' vocabulary, beam search hears the lecture's terms at least as well as greedy decoding, and
+    it is a different search (the two decodings differ somewhere: a width that never reached the
+    decoder would give greedy's words twice)."""
+    from lecturecopilot import media
+    from services.transcribe import core, slides
+    from services.transcribe.vocabulary import SlideText, Vocabulary
+
+    found = slides.detect_slides(heaps_video.path, duration_s=heaps_video.duration_s)
+    vocab = Vocabulary(titles=["Binary heaps"], slides=[SlideText.from_lines(s.start_s, s.end_s, s.lines) for s in found])
+    wav = media.extract_audio(heaps_video.path, tmp_path / "a.wav", media.probe(heaps_video.path))
+    reference = " ".join(p.narration for p in HEAPS)
+    decoded = {beam: core.transcribe_audio(wav, core.Asr("tiny.en", "en", beam_size=beam), duration_s=0,
+                                           prompt_for=vocab.prompt) for beam in (1, 5)}
+    scores = {beam: score(reference, " ".join(w.word for w in words), TERMS) for beam, words in decoded.items()}
+    assert scores[5]["terms_missed"] <= scores[1]["terms_missed"], scores
+    assert scores[5]["wer"] <= scores[1]["wer"] + 0.02, scores
+    assert [(w.start_s, w.word) for w in decoded[5]] != [(w.start_s, w.word) for w in decoded[1]]
+    assert all(a.start_s <= b.start_s for a, b in zip(decoded[5], decoded[5][1:]))

@@ -16,3 +16,16 @@ def test_the_longest_stretch_without_a_word():
     assert _longest_silence(words, 10.0, 40.0) == pytest.approx(20.0)  # the window's end, never reached
     speech = [Word(t, t + 0.4, "w") for t in [10.0 + 0.5 * k for k in range(60)]]
     assert _longest_silence(speech, 10.0, 40.0) < MAX_SILENT_S  # ordinary speech: no second decoding
+
+
+def test_the_recognizer_is_configured_from_the_settings():
+    from lecturecopilot.settings import Settings
+    from services.transcribe.core import Asr
+
+    asr = Asr.from_settings(Settings(whisper_model="tiny.en", whisper_beam_size=3, whisper_threads=1), "")
+    assert (asr.model_name, asr.language, asr.beam_size, asr.threads) == ("tiny.en", None, 3, 1)
+    assert Asr.from_settings(Settings(), "de").language == "de"
+    # the product decodes with faster-whisper's own beam width (evals.slide_terms --beam), not greedily
+    assert Asr.from_settings(Settings(), None).beam_size == Asr("base").beam_size == 5
+    with pytest.raises(ValueError):
+        Settings(whisper_beam_size=0)
