@@ -100,7 +100,7 @@ def lecture_video(lecture: dict, voice: str) -> tuple[Path, list[float]]:
 
 
 def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str],
-        modes: tuple[str, ...] = ("plain", "vocabulary"), beams: tuple[int, ...] = (1,)) -> dict:
+        modes: tuple[str, ...] = ("plain", "vocabulary"), beams: tuple[int, ...] = (5,)) -> dict:
     from lecturecopilot import media
     from services.transcribe import core, slides as slides_mod
     from services.transcribe.vocabulary import SlideText, Vocabulary, course_terms
@@ -134,10 +134,12 @@ def run(models_: list[str], lecture_numbers: list[int] | None, voices: list[str]
                         took = time.perf_counter() - t0
                         hypothesis = " ".join(w.word for w in words)
                         sc = score(reference, hypothesis, lec["terms"])
-                        rows.append({"lecture": lec["number"], "voice": voice, "model": model, "beam": beam, "mode": mode,
+                        rows.append({"lecture": lec["number"], "voice": voice, "model": model, "beam": beam,
+                                     "mode": mode,
                                      "seconds": round(took, 1), "slides_read": len(found), **sc,
                                      "transcript": hypothesis})
-                        print(f"L{lec['number']} {voice:6} {model:7} beam {beam} {mode:10} WER {sc['wer']:.3f} TER {sc['ter']:.3f} "
+                        print(f"L{lec['number']} {voice:6} {model:7} beam {beam} {mode:10} WER {sc['wer']:.3f} "
+                              f"TER {sc['ter']:.3f} "
                               f"({sc['terms_missed']}/{sc['term_occurrences']}) {took:.1f}s  missed: "
                               f"{sorted(set(sc['missed']))[:8]}", file=sys.stderr)
     return {"rows": rows, "summary": summarise(rows), "command": "python -m evals.asr_terms " + " ".join(sys.argv[1:]),
@@ -162,7 +164,8 @@ def summarise(rows: list[dict]) -> list[dict]:
         rs = [r for r in rows if key(r) == (part, model, beam, voice, mode)]
         words = sum(r["words"] for r in rs)
         occ = sum(r["term_occurrences"] for r in rs)
-        out.append({"lectures_half": part, "model": model, "beam": beam, "voice": voice, "mode": mode, "lectures": len(rs),
+        out.append({"lectures_half": part, "model": model, "beam": beam, "voice": voice, "mode": mode,
+                    "lectures": len(rs),
                     "wer": sum(r["wer"] * r["words"] for r in rs) / words,
                     "ter": sum(r["terms_missed"] for r in rs) / occ if occ else 0.0,
                     "seconds": round(statistics.mean(r["seconds"] for r in rs), 1)})
@@ -174,7 +177,8 @@ def markdown(result: dict) -> str:
              "| lectures | model | beam | voice | prompts | WER | term error rate | s per lecture |",
              "|---|---|---|---|---|---|---|---|"]
     for r in result["summary"]:
-        lines.append(f"| {r['lectures_half']} | {r['model']} | {r.get('beam', 1)} | {r['voice']} | {r['mode']} | {r['wer']:.3f} | "
+        lines.append(f"| {r['lectures_half']} | {r['model']} | {r.get('beam', 1)} | {r['voice']} | {r['mode']} | "
+                     f"{r['wer']:.3f} | "
                      f"{r['ter']:.3f} | {r['seconds']} |")
     return "\n".join(lines) + "\n"
 
@@ -185,9 +189,13 @@ def main() -> None:
     parser.add_argument("--lectures", nargs="+", type=int, default=None)
     parser.add_argument("--voices", nargs="+", default=list(VOICES))
     parser.add_argument("--modes", nargs="+", choices=("plain", "vocabulary"), default=["plain", "vocabulary"])
-    parser.add_argument("--beams", nargs="+", type=int, default=[1], help="decoder beam widths (LC_WHISPER_BEAM_SIZE)")
+    parser.add_argument("--beams", nargs="+", type=int, default=None,
+                        help="decoder beam widths (default: the product's, LC_WHISPER_BEAM_SIZE)")
     args = parser.parse_args()
-    result = run(args.models, args.lectures, args.voices, tuple(args.modes), tuple(args.beams))
+    from lecturecopilot.settings import Settings
+
+    beams = tuple(args.beams or [Settings().whisper_beam_size])
+    result = run(args.models, args.lectures, args.voices, tuple(args.modes), beams)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "asr_terms-latest.json").write_text(json.dumps(result, indent=2))
     (RESULTS / "asr_terms.md").write_text(markdown(result))

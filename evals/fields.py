@@ -248,7 +248,8 @@ def run(split: str, captions: bool) -> dict:
     course, questions = load(split)
     fields = {lec["number"]: lec.get("field", "?") for lec in course["lectures"]}
     t0 = time.time()
-    with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data", whisper_model="base", whisper_beam_size=None) as eph:
+    with tempfile.TemporaryDirectory() as tmp, \
+            ephemeral(Path(tmp) / "data", whisper_model="base", whisper_beam_size=None) as eph:
         cid, ids, lectures = process(eph, course, captions, Path(tmp))
         ready_s = time.time() - t0
         transcript_rows(eph, course, ids, lectures)

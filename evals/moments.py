@@ -120,7 +120,8 @@ def run(corpora: list[str], model: str) -> dict:
     questions = [q for q in load_jsonl(QUESTIONS) if q["corpus"] in corpora]
     rows: list[dict] = []
     t0 = time.time()
-    with tempfile.TemporaryDirectory() as tmp, ephemeral(Path(tmp) / "data", whisper_model=model, whisper_beam_size=None) as eph:
+    with tempfile.TemporaryDirectory() as tmp, \
+            ephemeral(Path(tmp) / "data", whisper_model=model, whisper_beam_size=None) as eph:
         if "mit6006" in corpora:
             cid, ids = mit_course(eph)
             rows += ask_both(eph, cid, [q for q in questions if q["corpus"] == "mit6006"], ids, None)

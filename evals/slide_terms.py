@@ -1,7 +1,7 @@
 """Slide terms heard: the transcript's spelling of the terms the slides show, before and after the
 slide respelling (``services.transcribe.respell``), its cut-offs chosen with whole fields held out.
 
-    .venv/bin/python -m evals.slide_terms            # collect (synthesise, read slides, transcribe; ~25 min), then compare
+    .venv/bin/python -m evals.slide_terms            # collect (synthesise, read slides, transcribe; ~12 min), then compare
     .venv/bin/python -m evals.slide_terms --cached   # compare again on what was collected last time
     .venv/bin/python -m evals.slide_terms --beam 5   # transcribe with a beam of 5 (LC_WHISPER_BEAM_SIZE's values)
 
@@ -29,12 +29,13 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / "evals" / ".cache" / "slide-terms.json"  # one per beam width: slide-terms-beam<N>.json
+CACHE = ROOT / "evals" / ".cache" / "slide-terms-beam{beam}.json"  # what was collected, one file per beam width
 
 
 def collect(beam_size: int) -> list[dict]:
-    """Per dev lecture, transcribed with a beam of ``beam_size``: number, field, voice, design, narration, terms, slide terms, the slides read
-    (start_s, end_s, lines) and the words (start_s, end_s, word) of the vocabulary-prompted transcript."""
+    """Per dev lecture, transcribed with a beam of ``beam_size``: number, field, voice, design, narration,
+    terms, slide terms, the slides read (start_s, end_s, lines), the words (start_s, end_s, word) of the
+    vocabulary-prompted transcript and the seconds its transcription took."""
     from evals import fields
     from lecturecopilot import media
     from services.transcribe import core, slides as slides_mod
@@ -159,15 +160,15 @@ def main() -> None:
     parser.add_argument("--beam", type=int, default=None, help="the decoder's beam width (default: the setting's)")
     args = parser.parse_args()
     beam = args.beam or _setting("whisper_beam_size")
-    cache = CACHE.with_name(f"slide-terms-beam{beam}.json")
+    cache = Path(str(CACHE).format(beam=beam))
     if args.cached:
         rows = json.loads(cache.read_text())
     else:
         rows = collect(beam)
         cache.parent.mkdir(parents=True, exist_ok=True)
         cache.write_text(json.dumps(rows))
-    out = {"command": "python -m evals.slide_terms " + " ".join(sys.argv[1:]), "machine": "2 cores, no GPU", "beam": beam,
-           **compare(rows)}
+    out = {"command": "python -m evals.slide_terms " + " ".join(sys.argv[1:]), "machine": "2 cores, no GPU",
+           "beam": beam, **compare(rows)}
     path = ROOT / "evals" / "results" / "slide-terms-latest.json"
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps({k: out[k] for k in ("transcribe_seconds", "today", "by_cutoff")}, indent=2))

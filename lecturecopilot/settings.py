@@ -73,8 +73,8 @@ class Settings(BaseSettings):
     whisper_compute_type: str = "int8"
     whisper_threads: int = 2
     whisper_beam_size: int = Field(default=5, ge=1, le=10, description="Whisper's beam width (1: greedy decoding; 5, "
-                                   "faster-whisper's and Whisper's own default, hears more slide terms for about twice "
-                                   "the decoding time: evals.slide_terms --beam).")
+                                   "faster-whisper's and Whisper's own default, hears more slide terms for 1.5-2x "
+                                   "the decoding time: evals.slide_terms --beam, bench.pipeline --beams).")
     asr_vocabulary: bool = Field(default=True, description="Prompt speech recognition with the course's vocabulary "
                                  "(its slides and titles, services/transcribe/vocabulary.py).")
     asr_respell: bool = Field(default=True, description="Respell a misheard term as the slide on screen spells it "

@@ -53,7 +53,8 @@ ROWS: list[tuple[tuple[str, ...], str]] = [
     (("whisper_threads", "whisper_compute_type"), "CPU threads of one transcribe worker (1 when several workers share "
      "the cores, see [Measurements](measurements.md)); CTranslate2 compute type"),
     (("whisper_beam_size",), "the decoder's beam width: 5 (faster-whisper's default) hears more of the slides' terms "
-     "than 1 (greedy) for about twice the decoding time (see [Measurements](measurements.md#speech-recognition-with-the-courses-vocabulary))"),
+     "than 1 (greedy) for 1.5–2× the decoding time; 1 when speed matters more (see "
+     "[Measurements](measurements.md#processing-a-lecture))"),
     (("asr_vocabulary",), "prompt speech recognition, window by window, with the course's own spelling (slides on "
      "screen, titles, other lectures' slide terms; see [How it works](how-it-works.md#speech-recognition))"),
     (("asr_respell",), "respell a misheard term as the slide on screen spells it (\"phylocoid\" → \"thylakoid\" while "
