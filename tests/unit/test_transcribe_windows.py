@@ -18,7 +18,7 @@ def test_the_longest_stretch_without_a_word():
     assert _longest_silence(speech, 10.0, 40.0) < MAX_SILENT_S  # ordinary speech: no second decoding
 
 
-def test_the_recognizer_is_configured_from_the_settings():
+def test_the_recognizer_is_configured_from_the_settings(monkeypatch):
     from lecturecopilot.settings import Settings
     from services.transcribe.core import Asr
 
@@ -26,6 +26,8 @@ def test_the_recognizer_is_configured_from_the_settings():
     assert (asr.model_name, asr.language, asr.beam_size, asr.threads) == ("tiny.en", None, 3, 1)
     assert Asr.from_settings(Settings(), "de").language == "de"
     # the product decodes with faster-whisper's own beam width (evals.slide_terms --beam), not greedily
+    # (a test session's stacks set LC_WHISPER_BEAM_SIZE=1 in this process: the default is read without it)
+    monkeypatch.delenv("LC_WHISPER_BEAM_SIZE", raising=False)
     assert Asr.from_settings(Settings(), None).beam_size == Asr("base").beam_size == 5
     with pytest.raises(ValueError):
         Settings(whisper_beam_size=0)
