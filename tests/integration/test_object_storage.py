@@ -306,10 +306,15 @@ def _kill_ingest(eph) -> None:
 
     from lecturecopilot_ops import stack as stack_mod
 
+    from lecturecopilot.netports import port_free
+
     pid = _ingest_pid(eph)
     os.killpg(pid, signal.SIGKILL)
     deadline = time.time() + 10
-    while stack_mod.pid_alive(pid) and time.time() < deadline:
+    # the group's other processes may hold the listening socket a moment after its leader is gone: a start
+    # before they let go finds the port taken (seen once in a full run)
+    while (stack_mod.pid_alive(pid) or not port_free(eph.settings.ingest_host, eph.settings.ingest_port)) \
+            and time.time() < deadline:
         time.sleep(0.05)
 
 
