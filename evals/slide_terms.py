@@ -63,7 +63,7 @@ def collect(beam_size: int) -> list[dict]:
             info = media.probe(video)
             wav = media.extract_audio(video, Path(tmp) / "a.wav", info)
             t0 = time.perf_counter()
-            words = core.transcribe_audio(wav, core.Asr(_model(), "en", beam_size=beam_size), duration_s=0,
+            words = core.transcribe_audio(wav, core.Asr(_setting("whisper_model"), "en", beam_size=beam_size), duration_s=0,
                                           prompt_for=vocab.prompt)
         rows.append({"number": lec["number"], "field": lec["field"], "voice": voice, "design": design,
                      "narration": " ".join(p["narration"] for p in lec["parts"]), "terms": lec["terms"],
@@ -73,10 +73,6 @@ def collect(beam_size: int) -> list[dict]:
                      "seconds": round(time.perf_counter() - t0, 1)})
         print(f"L{lec['number']} transcribed in {rows[-1]['seconds']} s", file=sys.stderr)
     return rows
-
-
-def _model() -> str:
-    return _setting("whisper_model")
 
 
 def _setting(name: str):

@@ -13,6 +13,7 @@ from typing import Callable
 
 from lecturecopilot import media, models
 from lecturecopilot.captions import Word
+from lecturecopilot.settings import Settings
 
 
 def _is_repetition_loop(text: str, previous: list[str]) -> bool:
@@ -128,8 +129,8 @@ class Asr:
     beam_size: int = 5
 
     @classmethod
-    def from_settings(cls, settings, language: str | None) -> "Asr":
-        """The recognizer ``settings`` (:class:`lecturecopilot.settings.Settings`) configure, for
+    def from_settings(cls, settings: Settings, language: str | None) -> Asr:
+        """The recognizer ``settings`` configure (``LC_WHISPER_*``), for
         speech in ``language`` (an ISO code; None or "": detected)."""
         return cls(settings.whisper_model, language or None, settings.whisper_compute_type,
                    settings.whisper_threads, settings.whisper_beam_size)
