@@ -26,7 +26,8 @@ def csp(nonce: str, media_origin: str | None = None) -> str:
 def install_headers(app: Flask, *, https: bool, media_origin: str | None = None) -> None:
     """Gives every request a fresh ``g.nonce`` and every response the security headers:
     CSP with that nonce, nosniff, no framing, no referrer, COOP/CORP, a permissions policy,
-    HSTS when served over https, and ``Cache-Control: no-store`` on API answers that set none."""
+    HSTS when served over https, and ``Cache-Control: no-store`` on API answers that set none; an
+    empty answer (a 204, Flask's own answer to ``OPTIONS``) carries no ``Content-Type``."""
 
     @app.before_request
     def _nonce():
@@ -46,6 +47,8 @@ def install_headers(app: Flask, *, https: bool, media_origin: str | None = None)
             h["Strict-Transport-Security"] = "max-age=31536000; includeSubDomains"
         if request.path.startswith("/api/") and "Cache-Control" not in h:
             h["Cache-Control"] = "no-store"
+        if resp.status_code == 204 or (request.method == "OPTIONS" and not resp.is_streamed and not resp.get_data()):
+            h.pop("Content-Type", None)  # an empty answer has no media type (Flask labels it text/html)
         return resp
 
 

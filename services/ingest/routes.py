@@ -139,6 +139,9 @@ def upload(course_id: str):
     _no_duplicates()
     number, declared = _upload_numbers()
     video, captions = _form_file("video"), _form_file("captions")
+    if video is None and declared is not None:
+        raise IngestError("'video_size' is the size of the video, and the form has no video; leave it out "
+                          "when only captions are sent.", code="invalid_size")
     if video is not None:
         video.declared_size = declared
     result = ingest_lecture(

@@ -98,6 +98,33 @@ def test_declared_size_must_match_the_bytes(stack, course, tmp_path):
     _assert_nothing_written(stack, course)
 
 
+def test_a_video_size_without_a_video_is_refused(stack, course):
+    vtt = b"WEBVTT\n\n00:00.000 --> 00:02.000\nhello\n"
+    msg = _assert_error(_upload(stack, course, "a.vtt", vtt, field="captions", form={"video_size": "5"}),
+                        400, "invalid_size")
+    assert "no video" in msg
+    _assert_nothing_written(stack, course)
+    spooled = list((stack.settings.media_dir / "incoming").glob("form-*"))
+    assert spooled == [], spooled  # the captions spooled while the form was read went with the request
+
+
+def test_a_compressed_body_is_refused_not_read_as_it_is(stack, course):
+    r = requests.post(f"{stack.base}/api/courses/{course}/ask", data=b'{"question": "what is a heap?"}',
+                      headers={**stack.admin, "Content-Type": "application/json", "Content-Encoding": "gzip"},
+                      timeout=30)
+    msg = _assert_error(r, 415, "unsupported_encoding")
+    assert "'gzip'" in msg
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers={**stack.admin, "Content-Encoding": "br"},
+                      files={"captions": ("a.vtt", b"WEBVTT\n\n00:00.000 --> 00:02.000\nhello\n", "text/vtt")},
+                      data={"title": "x"}, timeout=30)
+    _assert_error(r, 415, "unsupported_encoding")
+    _assert_nothing_written(stack, course)
+    r = requests.post(f"{stack.base}/api/courses/{course}/search", data=b'{"query": "heap"}',
+                      headers={**stack.admin, "Content-Type": "application/json", "Content-Encoding": "identity"},
+                      timeout=30)
+    assert r.status_code == 200, r.text
+
+
 def test_unsupported_extension(stack, course):
     _assert_error(_upload(stack, course, "slides.pdf", b"%PDF-1.4"), 415, "unsupported_type")
     _assert_nothing_written(stack, course)

@@ -1,6 +1,6 @@
 """Gateway safety in HTTP terms: a fresh CSP nonce per page that matches its script tags, the
 usual security headers, the web client's modules served as JavaScript and revalidated, JSON errors
-everywhere, request size limits."""
+everywhere, no media type on an empty answer, request size limits."""
 
 from __future__ import annotations
 
@@ -80,6 +80,18 @@ def test_api_answers_carry_headers_and_no_store(stack):
     r = requests.get(f"{stack.base}/api/courses", timeout=10)
     assert r.headers["Cache-Control"] == "no-store" and r.headers["X-Content-Type-Options"] == "nosniff"
     assert "Content-Security-Policy" in r.headers
+
+
+def test_an_empty_answer_has_no_media_type(stack):
+    course = stack.create_course("Empty answers")
+    r = requests.post(f"{stack.base}/api/courses/{course}/members", json={"email": "someone@example.org"},
+                      headers=stack.admin, timeout=10)
+    assert r.status_code == 204 and r.content == b"" and "Content-Type" not in r.headers, r.headers
+    r = requests.options(f"{stack.base}/api/courses", timeout=10)
+    assert r.status_code == 200 and r.content == b"" and "Content-Type" not in r.headers, r.headers
+    assert {"GET", "POST"} <= {m.strip() for m in r.headers["Allow"].split(",")}
+    r = requests.get(f"{stack.base}/api/courses/{course}/members", headers=stack.admin, timeout=10)
+    assert r.headers["Content-Type"].startswith("application/json")  # an answer with a body keeps its type
 
 
 def test_errors_are_json(stack):
