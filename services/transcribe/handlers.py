@@ -14,23 +14,12 @@ from lecturecopilot.slidetext import denoise_slide
 from lecturecopilot.storage import MediaStore, UnsafeMediaURI
 from lecturecopilot.worker import PermanentError, StageContext
 
-from . import core
+from . import core, store as records
 from . import slides as slides_mod
 from .respell import respell
 from .vocabulary import SlideText, Vocabulary, course_terms
 
 log = logging.getLogger(__name__)
-
-
-def _store_words(ctx: StageContext, words: list[Word]) -> None:
-    with ctx.pool.connection() as conn, conn.transaction():
-        conn.execute("DELETE FROM transcript_words WHERE lecture_id=%s", (ctx.lecture_id,))
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO transcript_words (lecture_id, idx, start_s, end_s, word) VALUES (%s,%s,%s,%s,%s)",
-                [(ctx.lecture_id, i, w.start_s, w.end_s, w.word) for i, w in enumerate(words)],
-            )
-        conn.execute("UPDATE lectures SET transcribed_at=now() WHERE id=%s", (ctx.lecture_id,))
 
 
 def _store(ctx: StageContext) -> MediaStore:
@@ -77,15 +66,10 @@ def course_vocabulary(ctx: StageContext, title: str, slides: list[SlideText]) ->
     """What the course spells, for prompting speech recognition (:mod:`.vocabulary`): the lecture's
     title, its ``slides``, and the distinctive words of the course's other lectures' slides and
     titles (already read: this service wrote them)."""
-    with ctx.pool.connection() as conn:
-        course = conn.execute("SELECT course_id FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
-        others = [] if course is None else conn.execute(
-            "SELECT s.text FROM slides s JOIN lectures l ON l.id=s.lecture_id WHERE l.course_id=%s AND l.id<>%s "
-            "UNION ALL SELECT title FROM lectures WHERE course_id=%s AND id<>%s",
-            (course["course_id"], ctx.lecture_id, course["course_id"], ctx.lecture_id)).fetchall()
+    others = records.other_lectures_text(ctx.pool, ctx.lecture_id)
     return Vocabulary(titles=[title] if title else [],
                       slides=slides,
-                      course_terms=course_terms([denoise_slide(r["text"]) for r in others]))
+                      course_terms=course_terms([denoise_slide(t) for t in others]))
 
 
 def transcribe(event: ev.LectureUploaded, ctx: StageContext):
@@ -104,7 +88,7 @@ def transcribe(event: ev.LectureUploaded, ctx: StageContext):
         raise PermanentError(str(e)) from e
     if not words:
         raise PermanentError("No speech was found in the lecture's audio.")
-    _store_words(ctx, words)
+    records.save_words(ctx.pool, ctx.lecture_id, words)
     duration = words[-1].end_s
     log.info("transcribed %s: %d words via %s in %.1f s", ctx.lecture_id, len(words), source, time.time() - t0)
     return bus.TRANSCRIBED, ev.LectureTranscribed(
@@ -145,26 +129,18 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
         tmp.unlink(missing_ok=True)
         return None
     tmp.replace(dst)
-    if not _lecture_exists(ctx):  # deleted while the copy was made: nothing is written for it
+    if not records.lecture_exists(ctx.pool, ctx.lecture_id):  # deleted while the copy was made: nothing written
         dst.unlink(missing_ok=True)
         log.info("no web copy for %s: the lecture was deleted meanwhile", ctx.lecture_id)
         return None
     # with object storage: uploaded beside the source, and the local copy dropped (the player gets a
     # presigned URL of the object; nothing reads web.mp4 locally), so it takes no room in the cache
     uri = store.keep(dst, ctx.lecture_id, move=True)
-    with ctx.pool.connection() as conn:
-        named = conn.execute("UPDATE lectures SET web_path=%s WHERE id=%s",
-                             (store.column(uri), ctx.lecture_id)).rowcount
-    if not named:  # deleted while it went up (after its objects were): what this stage wrote goes too
+    # deleted while it went up (after its objects were): what this stage wrote goes too
+    if not records.name_web_copy(ctx.pool, ctx.lecture_id, store.column(uri)):
         store.discard(uri, ctx.lecture_id)
         log.info("web copy of %s removed: the lecture was deleted meanwhile", ctx.lecture_id)
     return None
-
-
-def _lecture_exists(ctx: StageContext) -> bool:
-    """Whether the lecture still has its row."""
-    with ctx.pool.connection() as conn:
-        return conn.execute("SELECT 1 FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone() is not None
 
 
 def _read_and_store_slides(ctx: StageContext, path: Path | None, info: media.ProbeResult | None,
@@ -180,13 +156,7 @@ def _read_and_store_slides(ctx: StageContext, path: Path | None, info: media.Pro
                                                  duration_s=info.duration_s or duration_s or 0.0)
         except (media.MediaError, RuntimeError) as e:
             log.warning("slides of %s not read: %s", ctx.lecture_id, e)
-    with ctx.pool.connection() as conn, conn.transaction():
-        conn.execute("DELETE FROM slides WHERE lecture_id=%s", (ctx.lecture_id,))
-        with conn.cursor() as cur:
-            cur.executemany("INSERT INTO slides (lecture_id, idx, start_s, end_s, text) VALUES (%s,%s,%s,%s,%s)",
-                            [(ctx.lecture_id, i, s.start_s, s.end_s, "\n".join(s.lines))
-                             for i, s in enumerate(found)])
-        conn.execute("UPDATE lectures SET slides_read_at=now() WHERE id=%s", (ctx.lecture_id,))
+    records.save_slides(ctx.pool, ctx.lecture_id, [(s.start_s, s.end_s, s.lines) for s in found])
     return found
 
 
@@ -203,13 +173,11 @@ def read_slides(event: ev.LectureTranscribed, ctx: StageContext):
     if event.slides_read:
         return bus.SLIDES_READ, ev.LectureSlidesRead(lecture_id=event.lecture_id, course_id=event.course_id,
                                                       slide_count=event.slide_count)
-    with ctx.pool.connection() as conn:
-        row = conn.execute("SELECT media_path, duration_s FROM lectures WHERE id=%s", (ctx.lecture_id,)).fetchone()
+    media_path, duration_s = records.media_of(ctx.pool, ctx.lecture_id)
     try:
-        path = (_store(ctx).resolve(MediaStore.uri_of_column(row["media_path"]), ctx.lecture_id)
-                if row and row["media_path"] else None)
+        path = _store(ctx).resolve(MediaStore.uri_of_column(media_path), ctx.lecture_id) if media_path else None
     except UnsafeMediaURI as e:
         raise PermanentError("The lecture's video is not in the media store; upload it again.") from e
-    found = _read_and_store_slides(ctx, path, None, (row or {}).get("duration_s") or 0.0, ctx.progress)
+    found = _read_and_store_slides(ctx, path, None, duration_s, ctx.progress)
     return bus.SLIDES_READ, ev.LectureSlidesRead(lecture_id=event.lecture_id, course_id=event.course_id,
                                                   slide_count=len(found))

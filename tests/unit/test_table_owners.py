@@ -95,7 +95,7 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
     ("services/index/store.py", "transcript_words", "the words to index; transcribe's event would carry them "
      "(or a blob reference)"),
     ("services/index/store.py", "slides", "the slide text to index; as transcript_words"),
-    ("services/transcribe/handlers.py", "lectures", f"media path, course and duration of the lecture; {_LECTURE_READ_MODEL}"),
+    ("services/transcribe/store.py", "lectures", f"media path, course and duration of the lecture; {_LECTURE_READ_MODEL}"),
     ("lecturecopilot/worker.py", "lectures", "a stage's lecture's course id (every pipeline service)"),
 })
 
@@ -103,7 +103,7 @@ CROSS_READS: frozenset[tuple[str, str, str]] = frozenset({
 CROSS_WRITES: frozenset[tuple[str, str, str]] = frozenset({
     ("services/index/store.py", "lectures", "indexed_at and the 'ready' status; a 'lecture.indexed' event "
      "consumed by ingest would replace it"),
-    ("services/transcribe/handlers.py", "lectures", "transcribed_at, slides_read_at, web_path; as index's"),
+    ("services/transcribe/store.py", "lectures", "transcribed_at, slides_read_at, web_path; as index's"),
     ("lecturecopilot/worker.py", "lectures", "each pipeline stage's progress (stage, status, progress, error); "
      "a progress event consumed by ingest would replace it"),
 })
