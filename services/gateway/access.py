@@ -29,17 +29,17 @@ def authenticate() -> None:
     """``before_request``: bounds the body (``max_json_bytes``, or the upload's time bounds), then
     sets ``g.principal`` (or None), ``g.via`` ("token" | "session" | None) and ``g.csrf``. Raises
     ApiError 415 ``unsupported_encoding`` for a body with a ``Content-Encoding`` (gzip, say: it would be
-    read as it is, not decompressed), 413 for a too-large body, 401 for an unknown bearer token, 403 ``csrf_failed`` for a
-    cookie-authenticated write without the session's ``X-CSRF-Token``; first, a request no route
-    takes gets that 404 / 405."""
+    read as it is, not decompressed), 413 for a too-large body, 401 for an unknown bearer token, 403
+    ``csrf_failed`` for a cookie-authenticated write without the session's ``X-CSRF-Token``; first, a
+    request no route takes gets that 404 / 405."""
     c = ctx()
     s = c.settings
     if request.routing_exception is not None:  # no such route (an empty id: /api/courses//lectures): 404 or
         raise request.routing_exception       # 405 first, not "too large" for an upload sent to it
     coding = request.headers.get("Content-Encoding", "").strip().lower()
     if coding not in ("", "identity"):  # RFC 9110 §15.5.16: 415 for a content coding the server does not take
-        raise ApiError(415, "unsupported_encoding", f"A body is sent without a Content-Encoding (not {coding!r}): "
-                       "the API reads bodies as they are and does not decompress them.")
+        raise ApiError(415, "unsupported_encoding", f"Send the body without a Content-Encoding (not {coding!r}): "
+                       "the API reads a body as it is and does not decompress it.")
     if request.endpoint not in UPLOAD_ENDPOINTS:  # uploads stream to ingest; the rest is small
         request.max_content_length = s.max_json_bytes
         if (request.content_length or 0) > s.max_json_bytes:
