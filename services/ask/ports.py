@@ -111,7 +111,7 @@ class AnswerStore(Protocol):
         none of another course or asker)."""
 
     def history(self, conversation_id: str, course_id: str, n: int = 3) -> list[str]:
-        """The conversation's last ``n`` standalone questions, oldest first."""
+        """The conversation's last ``n`` standalone questions that were answered (not declined), oldest first."""
 
     def said(self, conversation_id: str, course_id: str, n: int = 3) -> set[tuple[str, float]]:
         """The moments ``(lecture_id, t_s)`` the conversation's last ``n`` answered replies cited."""

@@ -56,11 +56,14 @@ class AskStore:
 
     @db.retry_on_disconnect
     def history(self, conversation_id: str, course_id: str, n: int = 3) -> list[str]:
-        """The last ``n`` standalone questions of the conversation (oldest first)."""
+        """The last ``n`` standalone questions of the conversation that were answered (oldest first): a
+        declined question is no antecedent, its subject is not in the lectures ("What is the capital of
+        France?" then "and what about open addressing?" is not "the capital of open addressing")."""
         with self.pool.connection() as conn:
             rows = conn.execute(
                 "SELECT coalesce(rewritten_question, question) AS q FROM answers WHERE conversation_id=%s "
-                "AND course_id=%s ORDER BY created_at DESC LIMIT %s", (conversation_id, course_id, n)).fetchall()
+                "AND course_id=%s AND NOT declined ORDER BY created_at DESC LIMIT %s",
+                (conversation_id, course_id, n)).fetchall()
         return [r["q"] for r in reversed(rows)]
 
     @db.retry_on_disconnect

@@ -182,6 +182,12 @@ def test_follow_up_is_rewritten_from_the_conversation(stack, course):
     assert not why["declined"] and cited(why) and not cited(why) & cited(second), (why, second)
     simpler = ask(stack, course_id, "explain that more simply", conversation_id=first["conversation_id"])
     assert simpler["answer"] != why["answer"] and not cited(simpler) & cited(why), (simpler, why)
+    # a declined question is no antecedent: the next follow-up leans on the last answered one
+    off = ask(stack, course_id, "What is the capital of France?", conversation_id=first["conversation_id"])
+    assert off["declined"]
+    back = ask(stack, course_id, "and for counting sort?", conversation_id=first["conversation_id"])
+    assert back["rewritten_question"] == "What is the running time of counting sort?", back
+    assert not back["declined"]
 
 
 def test_a_conversation_belongs_to_whoever_started_it(stack, course):

@@ -164,7 +164,8 @@ class FakeStore:
         return [r for r in self.records if r.conversation_id == conversation_id and r.course_id == course_id]
 
     def history(self, conversation_id, course_id, n=3) -> list[str]:
-        return [r.rewritten_question or r.question for r in self._conversation(conversation_id, course_id)[-n:]]
+        answered = [r for r in self._conversation(conversation_id, course_id) if not r.declined][-n:]
+        return [r.rewritten_question or r.question for r in answered]
 
     def said(self, conversation_id, course_id, n=3) -> set[tuple[str, float]]:
         answered = [r for r in self._conversation(conversation_id, course_id) if not r.declined][-n:]
