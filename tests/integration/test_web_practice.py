@@ -160,6 +160,18 @@ def test_instructor_manages_questions_and_reads_insights(stack, smtp_sink, pract
     page.click("#mc-quiz-list li.qa form button[type=submit]")
     page.wait_for_function("() => document.querySelector('#mc-quiz-list li.qa .qa-stem').textContent.includes('two halves')",
                            timeout=10_000)
+    # deleting a question: the picker's count follows
+    n = len(practice_course["key"])
+    page.query_selector_all("#mc-quiz-list li.qa")[-1].query_selector("button:text('Delete')").click()
+    page.click("#confirm-ok")
+    page.wait_for_function(f"() => document.querySelector('#mc-quiz-lecture option').textContent.includes('{n - 1} questions')",
+                           timeout=10_000)
+    assert len(page.query_selector_all("#mc-quiz-list li.qa")) == n - 1
+    # a refused action says why beside its form
+    page.fill("#member-email", "not-an-email@x")
+    page.click("#member-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#member-form + .form-error')?.textContent.includes('email')",
+                           timeout=10_000)
     # regenerating right away is refused with the wait
     page.click("#mc-quiz-generate")
     page.click("#confirm-ok")

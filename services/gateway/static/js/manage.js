@@ -1,6 +1,6 @@
 // Managing: the instructor's courses (or a request for the instructor role), and one course's
 // settings, members and lecture table.
-import { $, api, clock, confirmDialog, el, state, statusText } from "./util.js";
+import { $, api, clock, confirmDialog, el, reporting, state, statusText } from "./util.js";
 import { watchLecture } from "./live.js";
 import { setupQuizAdmin } from "./quizadmin.js";
 import { setupUpload } from "./upload.js";
@@ -24,11 +24,11 @@ export async function showManage() {
     return;
   }
   // bound before the section shows: a click while the list loads must not submit the form natively
-  $("#create-form").addEventListener("submit", async (e) => {
+  $("#create-form").addEventListener("submit", reporting($("#create-form"), async (e) => {
     e.preventDefault();
     const c = await api("/api/courses", { method: "POST", json: { title: $("#create-title").value, visibility: $("#create-visibility").value } });
     location.href = `/manage/${c.id}`;
-  });
+  }));
   $("#my-courses").hidden = false;
   const data = await api("/api/courses?mine=1");
   const list = $("#manage-list");
@@ -69,32 +69,32 @@ export async function showManageCourse(courseId) {
     ul.replaceChildren();
     for (const email of data.members) {
       const rm = el("button", { type: "button", class: "secondary small-btn", text: "Remove", "aria-label": `Remove ${email}` });
-      rm.addEventListener("click", async () => {
+      rm.addEventListener("click", reporting($("#mc-members"), async () => {
         await api(`/api/courses/${courseId}/members/${encodeURIComponent(email)}`, { method: "DELETE" });
         await members();
-      });
+      }));
       ul.append(el("li", {}, el("span", { text: `${email} ` }), rm));
     }
     if (!data.members.length) ul.append(el("li", { class: "muted small", text: "No members yet." }));
   };
   await members();
-  $("#member-form").addEventListener("submit", async (e) => {
+  $("#member-form").addEventListener("submit", reporting($("#member-form"), async (e) => {
     e.preventDefault();
     await api(`/api/courses/${courseId}/members`, { method: "POST", json: { email: $("#member-email").value.trim() } });
     $("#member-email").value = "";
     await members();
-  });
-  $("#rename-course").addEventListener("submit", async (e) => {
+  }));
+  $("#rename-course").addEventListener("submit", reporting($("#rename-course"), async (e) => {
     e.preventDefault();
     await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value,
       assessment_mode: $("#mc-assessment").checked, checkpoints: $("#mc-checkpoints").checked } });
     await render();
-  });
-  $("#mc-delete").addEventListener("click", async () => {
+  }));
+  $("#mc-delete").addEventListener("click", reporting($("#mc-delete"), async () => {
     if (!(await confirmDialog(`Delete the course "${$("#mc-title").textContent}" with all its lectures, videos and answers? This can't be undone.`))) return;
     await api(`/api/courses/${courseId}`, { method: "DELETE" });
     location.href = "/manage";
-  });
+  }));
   setupUpload(courseId, render);
 }
 
@@ -106,23 +106,23 @@ function lectureRow(l, rerender) {
   const actions = el("td", { class: "actions" });
   const rename = el("button", { type: "button", class: "secondary small-btn", text: "Rename", "aria-label": `Rename lecture ${l.number}` });
   rename.addEventListener("click", () => {
-    const input = el("input", { value: l.title, maxlength: "200", "aria-label": `New title for lecture ${l.number}` });
+    const input = el("input", { value: l.title, maxlength: "200", required: "", "aria-label": `New title for lecture ${l.number}` });
     const save = el("button", { type: "submit", class: "small-btn", text: "Save" });
     const f = el("form", { class: "inline-form" }, input, save);
-    f.addEventListener("submit", async (e) => {
+    f.addEventListener("submit", reporting(f, async (e) => {
       e.preventDefault();
       await api(`/api/lectures/${l.id}`, { method: "PATCH", json: { title: input.value } });
       await rerender();
-    });
+    }));
     titleCell.replaceChildren(f);
     input.focus();
   });
   const del = el("button", { type: "button", class: "danger small-btn", text: "Delete", "aria-label": `Delete lecture ${l.number}` });
-  del.addEventListener("click", async () => {
+  del.addEventListener("click", reporting(del, async () => {
     if (!(await confirmDialog(`Delete lecture ${l.number} "${l.title}", its video, transcript and search index?`))) return;
     await api(`/api/lectures/${l.id}`, { method: "DELETE" });
     await rerender();
-  });
+  }));
   actions.append(rename, del);
   if (l.status === "ready") {
     actions.prepend(el("span", { class: "captions small" }, "Captions ",
@@ -132,10 +132,10 @@ function lectureRow(l, rerender) {
   }
   if (l.status === "failed") {
     const retry = el("button", { type: "button", class: "small-btn", text: "Retry", "aria-label": `Retry lecture ${l.number}` });
-    retry.addEventListener("click", async () => {
+    retry.addEventListener("click", reporting(retry, async () => {
       await api(`/api/lectures/${l.id}/retry`, { method: "POST" });
       await rerender();
-    });
+    }));
     actions.prepend(retry);
   }
   if (l.status === "queued" || l.status === "processing") {

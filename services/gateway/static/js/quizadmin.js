@@ -1,5 +1,5 @@
 // Manage: a lecture's practice questions (generate, edit, delete, see reports).
-import { $, api, chipName, confirmDialog, el } from "./util.js";
+import { $, api, chipName, confirmDialog, el, reporting } from "./util.js";
 
 export async function setupQuizAdmin(course) {
   const pick = $("#mc-quiz-lecture");
@@ -10,10 +10,7 @@ export async function setupQuizAdmin(course) {
   // say per lecture how many questions it has and how many were reported
   ready.forEach(async (l) => {
     try {
-      const data = await api(`/api/lectures/${l.id}/quiz/admin`);
-      const reported = data.questions.filter((q) => q.reports > 0).length;
-      const opt = pick.querySelector(`option[value="${l.id}"]`);
-      opt.textContent = `L${l.number} ${l.title} — ${data.questions.length} questions${reported ? `, ${reported} reported` : ""}`;
+      labelLecture(course, l.id, await api(`/api/lectures/${l.id}/quiz/admin`));
     } catch { /* the list below says it */ }
   });
   pick.addEventListener("change", () => loadQuizAdmin(course, pick.value));
@@ -34,12 +31,23 @@ export async function setupQuizAdmin(course) {
   await loadQuizAdmin(course, pick.value);
 }
 
+// the picker's line for a lecture: how many questions it has and how many were reported (kept current
+// as questions are written or deleted)
+function labelLecture(course, lectureId, data) {
+  const l = course.lectures.find((x) => x.id === lectureId);
+  const opt = $("#mc-quiz-lecture").querySelector(`option[value="${lectureId}"]`);
+  if (!l || !opt) return;
+  const reported = data.questions.filter((q) => q.reports > 0).length;
+  opt.textContent = `L${l.number} ${l.title} — ${data.questions.length} questions${reported ? `, ${reported} reported` : ""}`;
+}
+
 async function loadQuizAdmin(course, lectureId) {
   const list = $("#mc-quiz-list");
   const status = $("#mc-quiz-status");
   list.replaceChildren();
   try {
     const data = await api(`/api/lectures/${lectureId}/quiz/admin`);
+    labelLecture(course, lectureId, data);
     $("#mc-quiz-generate").textContent = data.questions.length ? "Regenerate questions" : "Generate questions";
     status.textContent = data.questions.length ? "" : "No questions for this lecture yet.";
     data.questions.forEach((q, i) => list.append(quizAdminItem(course, lectureId, q, i)));
@@ -62,11 +70,11 @@ function quizAdminItem(course, lectureId, q, i) {
     const edit = el("button", { type: "button", class: "secondary small-btn", text: "Edit", "aria-label": `Edit question ${i + 1}` });
     const del = el("button", { type: "button", class: "danger small-btn", text: "Delete", "aria-label": `Delete question ${i + 1}` });
     edit.addEventListener("click", () => editForm());
-    del.addEventListener("click", async () => {
+    del.addEventListener("click", reporting(del, async () => {
       if (!(await confirmDialog(`Delete question ${i + 1}, “${q.question}”?`))) return;
       await api(`/api/quiz/questions/${q.id}`, { method: "DELETE" });
-      li.remove();
-    });
+      await loadQuizAdmin(course, lectureId);
+    }));
     li.replaceChildren(...[el("p", { class: "qa-stem" }, el("strong", { text: `${i + 1}. ` }), el("span", { text: q.question })),
       opts, el("p", { class: "small" }, el("span", { text: `${q.explanation} ` }), cite), stats, comments,
       el("div", { class: "qa-actions" }, edit, del)].filter((x) => x));

@@ -72,6 +72,25 @@ export function confirmDialog(text, okLabel = "Delete") {
   });
 }
 
+// An async event handler whose failure is said next to where it happened: the error's message (the API's
+// sentence) in an alert placed after `anchor`, emptied when the handler is run again.
+export function reporting(anchor, handler) {
+  return async (e) => {
+    let box = anchor.nextElementSibling;
+    if (!box || !box.classList.contains("form-error")) {
+      box = el("p", { class: "form-error", role: "alert" });
+      anchor.after(box);
+    }
+    box.textContent = "";
+    try {
+      await handler(e);
+    } catch (err) {
+      if (box.isConnected) box.textContent = err.message;
+      else throw err;
+    }
+  };
+}
+
 export function notice(text) {
   const p = el("p", { class: "notice", role: "alert" }, `${text} `, el("a", { href: "/", text: "See all courses" }));
   document.querySelector("header").after(p);
