@@ -208,8 +208,8 @@ def insight_rows(conn, course_id: str, times: tuple, days: tuple, *, max_questio
     the days ``days`` = ``(start, end)`` (dates, inclusive): ``totals`` {"n", "declined", "students"
     (distinct askers, staff aside)}; ``questions`` (the newest ``max_questions``: a follow-up as its
     rewritten question, and whether declined); ``thumbs_down`` (100 newest); ``moments`` (the 10
-    most-cited whole seconds of answers whose writer is not in ``not_moments``); ``days`` (questions
-    and declined ones per day, every day of the period)."""
+    most-cited whole seconds of answers whose writer is not in ``not_moments``); ``days`` (students'
+    questions and declined ones per day, every day of the period: they add up to ``totals``)."""
     args = (course_id, *times)
     where = "a.course_id=%s AND a.created_at >= %s AND a.created_at < %s AND NOT a.staff"  # students' questions only
     placeholders = ", ".join(["%s"] * len(not_moments))
@@ -232,7 +232,7 @@ def insight_rows(conn, course_id: str, times: tuple, days: tuple, *, max_questio
         "days": conn.execute("""
             SELECT d::date AS day, count(a.id) AS n, count(a.id) FILTER (WHERE a.declined) AS declined
             FROM generate_series(%s::timestamp, %s::timestamp, interval '1 day') d
-            LEFT JOIN answers a ON a.course_id=%s AND a.created_at >= (d AT TIME ZONE 'UTC')
+            LEFT JOIN answers a ON a.course_id=%s AND NOT a.staff AND a.created_at >= (d AT TIME ZONE 'UTC')
                                AND a.created_at < ((d + interval '1 day') AT TIME ZONE 'UTC')
             GROUP BY d ORDER BY d""", (*days, course_id)).fetchall(),
     }

@@ -205,6 +205,7 @@ def test_asking_through_the_gateway_records_the_askers_hash(stack, seeded):
     assert asker and staff is True
     after = _get(stack, seeded).json()
     assert after["students"] == 41 and after["questions"] == before
+    assert sum(d["questions"] for d in after["per_day"]) == after["questions"]  # the chart counts what the total does
     shown = [t for g in after["topics"] + after["uncovered"] for t in [g["label"], *g["examples"]]]
     assert shown and "What is a min heap?" not in shown
 
