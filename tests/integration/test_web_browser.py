@@ -96,8 +96,13 @@ def test_chip_seeks_across_lectures_and_highlights_the_line(stack, course, page)
     assert "Whole course" in items and "L1" in items and "L2" in items and "Heaps" in items and "ready" in items
     page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
     assert "L1" in page.inner_text("#now-playing")
-    # keyboard only: type, Enter; the answer streams in with chips named for screen readers
-    page.focus("#question")
+    # keyboard only: the second Tab stop skips to the question box (past the lecture list and the transcript)
+    page.focus("a.skip[href='#main-content']")  # the page's first stop
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "skip-ask"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "question"
+    # type, Enter; the answer streams in with chips named for screen readers
     box = ask(page, "What sits at the root of a max heap?")
     assert not box.get_attribute("class").count("declined")
     chips = box.query_selector_all(".chip")

@@ -44,6 +44,13 @@ export async function showCourse(courseId, mode = "ask") {
   $("#tab-ask").href = `/courses/${course.id}`;
   $("#tab-practice").href = `/courses/${course.id}/practice`;
   $(mode === "practice" ? "#tab-practice" : "#tab-ask").setAttribute("aria-current", "page");
+  if (mode === "ask") {
+    // the question box comes after the transcript's lines in the page's order: a keyboard user's second
+    // stop goes straight to it (WCAG 2.4.1, bypass blocks)
+    const skip = $("#skip-ask");
+    skip.hidden = false;
+    skip.addEventListener("click", (e) => { e.preventDefault(); $("#question").focus(); });
+  }
   if (mode === "practice") {
     $("#ask-panel").hidden = true;
     $("#practice").hidden = false;
