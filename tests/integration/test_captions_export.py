@@ -121,6 +121,12 @@ def test_vtt_and_srt_hold_the_transcript(stack, lecture, tmp_path):
     assert len(marked) == len(slides) and all(c.text.startswith("[Slide] ") for c in marked)
     assert [c.text for c in srt if c.text.startswith("[Slide] ")] == [c.text for c in marked]
     assert vtt[0].start_time.in_milliseconds() == round(min(s["start_s"] for s in segments) * 1000)
+    # speech only (the web player's subtitles): the same spoken cues, no slide's
+    for ext in ("vtt", "srt"):
+        r = requests.get(f"{stack.base}/api/lectures/{lecture['id']}/captions.{ext}?slides=0", timeout=30)
+        assert r.status_code == 200 and "[Slide]" not in r.text and spoken[0].split()[0] in r.text, r.text[:300]
+        r = requests.get(f"{stack.base}/api/lectures/{lecture['id']}/captions.{ext}?slides=yes", timeout=30)
+        assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_slides", r.text
 
 
 def test_captions_follow_the_transcripts_access_rules(stack, lecture):

@@ -198,8 +198,8 @@ def test_transcript_follows_playback(stack, course, page):
           [t.kind, t.srclang, t.default, t.track.mode, t.getAttribute('src'),
            [...t.track.cues].map((c) => c.text).join('\\n')]; }""",
         timeout=15_000).json_value()
-    assert track[:5] == ["subtitles", "en", True, "showing", f"/api/lectures/{course['l2']}/captions.vtt"]
-    assert "priority queues" in track[5] and "[Slide] " in track[5]
+    assert track[:5] == ["subtitles", "en", True, "showing", f"/api/lectures/{course['l2']}/captions.vtt?slides=0"]
+    assert "priority queues" in track[5] and "[Slide] " not in track[5]  # the slide is on screen, not over it
     # the slides' text sits among the spoken lines, marked as slides, at the second each slide appears
     slides = page.query_selector_all("#transcript li.slide")
     assert slides and all(li.query_selector(".tag").inner_text().lower() == "slide" for li in slides)

@@ -46,7 +46,7 @@ function setCaptionsTrack(player, lecture) {
   player.querySelectorAll("track").forEach((t) => t.remove());
   if (lecture.status !== "ready") return;
   player.append(el("track", { kind: "subtitles", srclang: "en", label: "English", default: "",
-    src: `/api/lectures/${lecture.id}/captions.vtt` }));
+    src: `/api/lectures/${lecture.id}/captions.vtt?slides=0` }));  // the slide is on screen: speech only
 }
 
 $("#player").addEventListener("timeupdate", () => {
