@@ -96,6 +96,12 @@ def test_chip_seeks_across_lectures_and_highlights_the_line(stack, course, page)
     assert "Whole course" in items and "L1" in items and "L2" in items and "Heaps" in items and "ready" in items
     page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
     assert "L1" in page.inner_text("#now-playing")
+    # the scope menu and the lecture list's outline agree, whichever is used
+    scoped = "[...document.querySelectorAll('#lecture-list button.scoped')].map(b => b.dataset.scope)"
+    page.select_option("#scope", course["l2"])
+    assert page.evaluate(scoped) == [course["l2"]]
+    page.select_option("#scope", "")
+    assert page.evaluate(scoped) == [""]
     # keyboard only: the second Tab stop skips to the question box (past the lecture list and the transcript)
     page.focus("a.skip[href='#main-content']")  # the page's first stop
     page.keyboard.press("Tab")

@@ -19,6 +19,7 @@ export async function showCourse(courseId, mode = "ask") {
   document.title = `${course.title} · Lecture Copilot`;
   const list = $("#lecture-list");
   const scope = $("#scope");
+  scope.addEventListener("change", () => setScope(scope.value));  // the list's outline follows the menu
   const whole = el("button", { type: "button", class: "whole", "data-scope": "" },
     el("strong", { text: "Whole course" }), el("span", { class: "status", text: lecturesReady(course.lectures) }));
   whole.addEventListener("click", () => setScope(""));
