@@ -3,7 +3,7 @@
 // it; Escape skips). An answer is graded by the server and shows right or wrong with the explanation and a
 // chip to the explaining moment; Continue plays on from the chapter's end. "Don't show again for this
 // lecture" and the student's Checkpoints switch are kept in this browser (localStorage).
-import { $, api, el, state } from "./util.js";
+import { $, api, el, state, withoutLabel } from "./util.js";
 
 const OFF_KEY = "lc-checkpoints-off";
 const hiddenKey = (lectureId) => `lc-checkpoints-hidden:${lectureId}`;
@@ -89,7 +89,7 @@ async function answer(c, choice) {
     box.replaceChildren(
       el("p", {}, el("strong", { text: r.correct ? "Correct." : "Not quite." }),
         r.correct ? null : el("span", { text: ` The answer is “${c.question.options[r.answer_index]}”.` })),
-      el("p", { class: "explain" }, el("span", { text: `${r.explanation} ` }), cp.chip(r.citation)));
+      el("p", { class: "explain" }, el("span", { text: `${withoutLabel(r.explanation, r.citation.label)} ` }), cp.chip(r.citation)));
     $("#cp-skip").hidden = true;
     $("#cp-continue").hidden = false;
     $("#cp-continue").focus();

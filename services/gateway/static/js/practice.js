@@ -1,6 +1,6 @@
 // Practice (exam prep): a lecture's or the course's multiple-choice questions, checked by the server,
 // each answer with its explanation, a chip to the moment it comes from, and a report button.
-import { $, api, el, state } from "./util.js";
+import { $, api, el, state, withoutLabel } from "./util.js";
 import { chipFor } from "./player.js";
 
 export function setupPractice(course, lectureId) {
@@ -87,7 +87,7 @@ function showPracticeResult(r) {
   box.replaceChildren(
     el("p", {}, el("strong", { text: r.correct ? "Correct." : "Not quite." }),
       r.correct ? null : el("span", { text: ` The answer is “${r.answer}”.` })),
-    el("p", { class: "explain" }, el("span", { text: `${r.explanation} ` }), chipFor(r.citation)),
+    el("p", { class: "explain" }, el("span", { text: `${withoutLabel(r.explanation, r.citation.label)} ` }), chipFor(r.citation)),
     reportControls(r.question_id));
   box.hidden = false;
 }

@@ -1,5 +1,5 @@
 // Manage: a lecture's practice questions (generate, edit, delete, see reports).
-import { $, api, chipName, confirmDialog, el, reporting } from "./util.js";
+import { $, api, chipName, confirmDialog, el, reporting, withoutLabel } from "./util.js";
 
 export async function setupQuizAdmin(course) {
   const pick = $("#mc-quiz-lecture");
@@ -76,7 +76,7 @@ function quizAdminItem(course, lectureId, q, i) {
       await loadQuizAdmin(course, lectureId);
     }));
     li.replaceChildren(...[el("p", { class: "qa-stem" }, el("strong", { text: `${i + 1}. ` }), el("span", { text: q.question })),
-      opts, el("p", { class: "small" }, el("span", { text: `${q.explanation} ` }), cite), stats, comments,
+      opts, el("p", { class: "small" }, el("span", { text: `${withoutLabel(q.explanation, q.citation.label)} ` }), cite), stats, comments,
       el("div", { class: "qa-actions" }, edit, del)].filter((x) => x));
   };
   const editForm = () => {

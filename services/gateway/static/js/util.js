@@ -14,6 +14,11 @@ export function chipName(lectureNumber, t, label = `L${lectureNumber} · ${clock
   return `${label}: play lecture ${lectureNumber} at ${clock(t)}`;
 }
 
+// an explanation's text without the "(L4 · 0:22)" it names its moment with: the chip beside it shows that
+export function withoutLabel(text, label) {
+  return text.replaceAll(` (${label})`, "").replaceAll(`(${label})`, "").trim();
+}
+
 export function el(tag, props = {}, ...children) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
