@@ -111,13 +111,25 @@ def test_student_practises_sees_score_and_chip_seeks_the_video(stack, practice_c
         page.screenshot(path=str(out / f"practice-{name}.png"), full_page=True)
         ctx.close()
         assert not errors, errors
+    # a question left unanswered is locked like the others once the set is checked
+    ctx, page, errors = _context(browser, DESKTOP)
+    page.goto(f"{stack.base}/courses/{practice_course['id']}/practice?lecture={practice_course['lecture']}")
+    page.wait_for_selector("#quiz-list li.quiz-q")
+    page.click("#quiz-list li.quiz-q:first-child label")
+    page.click("#quiz-submit")
+    page.wait_for_selector("#quiz-score:not([hidden])")
+    n = len(practice_course["key"])
+    assert page.inner_text("#quiz-score").endswith(f"({n - 1} skipped).")
+    assert page.evaluate("[...document.querySelectorAll('#quiz-list input[type=radio]')].every(i => i.disabled)")
+    ctx.close()
+    assert not errors, errors
     with stack.db() as conn:
         comments = [r[0] for r in conn.execute(
             "SELECT r.comment FROM quiz_reports r JOIN quiz_questions q ON q.id=r.question_id WHERE q.lecture_id=%s",
             (practice_course["lecture"],)).fetchall()]
         attempts = conn.execute("SELECT count(*) FROM quiz_attempts a JOIN quiz_questions q ON q.id=a.question_id "
                                 "WHERE q.lecture_id=%s", (practice_course["lecture"],)).fetchone()[0]
-    assert comments == ["Option B is also right"] and attempts == 2 * len(practice_course["key"])
+    assert comments == ["Option B is also right"] and attempts == 2 * len(practice_course["key"]) + 1
 
 
 def _seed_log(stack, course: str, lecture: str) -> None:

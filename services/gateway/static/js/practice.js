@@ -59,6 +59,8 @@ async function checkPractice() {
     const res = await api(scope ? `/api/lectures/${scope}/quiz/answers` : `/api/courses/${state.course.id}/quiz/answers`,
       { method: "POST", json: { answers } });
     for (const r of res.results) showPracticeResult(r);
+    // the set is checked: a skipped question's options are locked too (Try again starts a new round)
+    document.querySelectorAll("#quiz-list input[type=radio]").forEach((inp) => { inp.disabled = true; });
     const skipped = state.quiz.questions.length - res.total;
     const score = $("#quiz-score");
     score.textContent = `You got ${res.score} of ${res.total} right${skipped ? ` (${skipped} skipped)` : ""}.`;
