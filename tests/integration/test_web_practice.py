@@ -194,8 +194,10 @@ def test_instructor_manages_questions_and_reads_insights(stack, smtp_sink, pract
                            timeout=10_000)
     # assessment mode
     page.check("#mc-assessment")
+    assert page.inner_text("#mc-saved") == ""
     page.click("#rename-course button[type=submit]")
-    page.wait_for_timeout(500)
+    page.wait_for_function("() => document.querySelector('#mc-saved').textContent === 'Saved.'", timeout=10_000)
+    assert page.get_attribute("#mc-saved", "role") == "status"
     assert requests.get(f"{stack.base}/api/courses/{practice_course['id']}", timeout=10).json()["assessment_mode"] is True
     page.screenshot(path=str(out / "manage-practice-desktop.png"), full_page=True)
     # insights

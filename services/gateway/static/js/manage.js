@@ -84,11 +84,15 @@ export async function showManageCourse(courseId) {
     $("#member-email").value = "";
     await members();
   }));
+  const saved = $("#mc-saved");  // says the settings were saved, until one is changed again
+  $("#rename-course").addEventListener("input", () => { saved.textContent = ""; });
   $("#rename-course").addEventListener("submit", reporting($("#rename-course"), async (e) => {
     e.preventDefault();
+    saved.textContent = "";
     await api(`/api/courses/${courseId}`, { method: "PATCH", json: { title: $("#mc-new-title").value, visibility: $("#mc-visibility").value,
       assessment_mode: $("#mc-assessment").checked, checkpoints: $("#mc-checkpoints").checked } });
     await render();
+    saved.textContent = "Saved.";
   }));
   $("#mc-delete").addEventListener("click", reporting($("#mc-delete"), async () => {
     if (!(await confirmDialog(`Delete the course "${$("#mc-title").textContent}" with all its lectures, videos and answers? This can't be undone.`))) return;
