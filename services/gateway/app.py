@@ -97,7 +97,7 @@ def create_app() -> Flask:
     app.config.update(SESSION_COOKIE_NAME="lc_session", SESSION_COOKIE_HTTPONLY=True, SESSION_COOKIE_SAMESITE="Lax",
                       SESSION_COOKIE_SECURE=https, PERMANENT_SESSION_LIFETIME=timedelta(days=settings.session_days))
     security.install_headers(app, https=https, media_origin=context.media.media_origin())
-    errors.register(app)
+    errors.register(app, page=routes.pages.page)  # a browser asking for an unknown page: "not found"
     app.before_request(access.authenticate)
     app.after_request(ingest_client.drop_refused_upload)
     routes.register(app)

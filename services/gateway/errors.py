@@ -5,7 +5,9 @@
 - :class:`~services.gateway.schemas.BodyError` (a body that does not fit its model) → 400 with
   ``error.field``;
 - Werkzeug's HTTP exceptions (404 of an unknown path, 405, 413, 416) → their status, the code their
-  name (``method_not_allowed``), their own headers (``Allow``, ``Content-Range``);
+  name (``method_not_allowed``), their own headers (``Allow``, ``Content-Range``); the one exception
+  to JSON: a browser's request for an unknown page (:func:`wants_page`) is the web client's page with
+  status 404, which says the page is not found and links home;
 - ``psycopg.OperationalError`` (Postgres unreachable) → 503 ``database_unavailable``, ``Retry-After: 5``;
 - anything else → 500 ``internal`` (logged).
 
@@ -15,10 +17,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Callable
 
 import grpc
 import psycopg
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 from .schemas import BodyError
@@ -45,8 +48,16 @@ def _json(status: int, code: str, message: str, extra: dict | None = None, heade
     return jsonify({"error": {"code": code, "message": message, **(extra or {})}}), status, headers or {}
 
 
-def register(app: Flask) -> None:
-    """Installs the error handlers above on ``app``."""
+def wants_page() -> bool:
+    """A browser asking for a page: a GET or HEAD outside ``/api/`` whose ``Accept`` prefers HTML to
+    JSON (``*/*`` alone, as curl and HTTP libraries send it, is JSON)."""
+    return (request.method in ("GET", "HEAD") and not request.path.startswith("/api/")
+            and request.accept_mimetypes.best_match(("application/json", "text/html")) == "text/html")
+
+
+def register(app: Flask, page: Callable[[], Response] | None = None) -> None:
+    """Installs the error handlers above on ``app``; ``page`` (the web client's page), when given,
+    answers a browser's request for an unknown page with status 404."""
 
     @app.errorhandler(ApiError)
     def api_error(e: ApiError):
@@ -58,6 +69,10 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(e: HTTPException):
+        if e.code == 404 and page is not None and wants_page():
+            resp = page()
+            resp.status_code = 404
+            return resp
         # keep Werkzeug's own headers: Content-Range on a 416, Allow on a 405 (not its HTML Content-Type)
         return _json(e.code or 500, (e.name or "error").lower().replace(" ", "_"), e.description or e.name,
                      headers=[(k, v) for k, v in e.get_headers() if k.lower() != "content-type"])

@@ -194,6 +194,17 @@ def test_pages_load_without_a_failed_request(stack, course, browser):
     assert failed == [] and errors == [], (failed, errors)
 
 
+def test_an_unknown_address_says_page_not_found(stack, page):
+    """An address with no page is a 404 that shows "Page not found" with a link home (not the course list,
+    not raw JSON): an unknown path, a malformed course address, a course that does not exist."""
+    for path in ("/nonexistent", "/courses/xyz/bogus", "/courses/00000000-0000-0000-0000-000000000000"):
+        r = page.goto(stack.base + path)
+        assert r.status == 404 and r.headers["content-type"].startswith("text/html"), (path, r.status)
+        page.wait_for_selector("#not-found:not([hidden])", timeout=10_000)
+        assert page.is_hidden("#home") and page.is_hidden("#course"), path
+        assert page.get_attribute("#not-found a", "href") == "/" and "Page not found" in page.inner_text("#not-found")
+
+
 def test_transcript_follows_playback(stack, course, page):
     page.goto(f"{stack.base}/courses/{course['id']}?lecture={course['l2']}")
     page.wait_for_selector("#transcript li")

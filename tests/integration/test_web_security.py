@@ -37,6 +37,18 @@ def test_pages_have_a_fresh_nonce_and_security_headers(stack):
     assert len(set(nonces)) == len(nonces)
 
 
+def test_an_unknown_page_is_html_for_a_browser_and_json_for_an_api_client(stack):
+    browser = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
+    r = requests.get(f"{stack.base}/nonexistent", headers=browser, timeout=10)
+    assert r.status_code == 404 and r.headers["Content-Type"].startswith("text/html")
+    assert 'id="not-found"' in r.text and "Content-Security-Policy" in r.headers and "{{NONCE}}" not in r.text
+    for path, headers in (("/nonexistent", {}), ("/nonexistent", {"Accept": "application/json"}),
+                          ("/api/nonexistent", browser)):
+        r = requests.get(stack.base + path, headers=headers, timeout=10)
+        assert r.status_code == 404 and r.headers["Content-Type"] == "application/json", (path, headers)
+        assert r.json()["error"]["code"] == "not_found"
+
+
 def test_the_client_modules_are_served_as_javascript_and_revalidated(stack):
     """The page loads one module script (js/main.js); it and every module it imports, followed
     through their ``import`` lines, come from /static as JavaScript (a module script of another

@@ -64,6 +64,30 @@ def test_werkzeug_db_and_unexpected_errors_are_json(client):
                                                                "message": "Something went wrong on our side."}}
 
 
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
+
+def test_a_browser_asking_for_an_unknown_page_gets_the_page_not_json():
+    """An unknown path asked for by a browser (Accept prefers text/html) is the web client's page with
+    status 404 (it shows "Page not found" and a link home); API paths, API clients (Accept JSON or
+    ``*/*``) and other methods keep the JSON error."""
+    from flask import Response
+
+    app = Flask("errors-page-test")
+    errors.register(app, page=lambda: Response("<!doctype html><p>the shell</p>", mimetype="text/html"))
+    c = app.test_client()
+    r = c.get("/nonexistent", headers={"Accept": BROWSER})
+    assert r.status_code == 404 and r.headers["Content-Type"].startswith("text/html") and b"the shell" in r.data
+    assert c.get("/courses/xyz/bogus/more", headers={"Accept": BROWSER}).status_code == 404
+    for path, accept in (("/api/nowhere", BROWSER), ("/nonexistent", "application/json"), ("/nonexistent", "*/*"),
+                         ("/nonexistent", None)):
+        r = c.get(path, headers={"Accept": accept} if accept else {})
+        assert r.status_code == 404 and r.headers["Content-Type"] == "application/json", (path, accept)
+        assert r.get_json() == {"error": {"code": "not_found", "message": r.get_json()["error"]["message"]}}
+    r = c.post("/nonexistent", headers={"Accept": BROWSER})
+    assert r.status_code == 404 and r.get_json()["error"]["code"] == "not_found"
+
+
 def test_a_body_is_validated_before_the_view_runs(client):
     r = client.post("/api/ask", json={"question": 5})
     assert r.status_code == 400 and client.ran == []

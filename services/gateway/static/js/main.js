@@ -9,7 +9,7 @@ import "./ask.js";
 import { showCourse } from "./course.js";
 import { showInsights } from "./insights.js";
 import { showManage, showManageCourse } from "./manage.js";
-import { showAdmin, showContact, showHome } from "./pages.js";
+import { showAdmin, showContact, showHome, showNotFound } from "./pages.js";
 
 async function route() {
   await loadMe().catch(() => { state.me = { signed_in: false }; });
@@ -25,7 +25,8 @@ async function route() {
   if (p === "/auth/verify") return showVerify();
   if (p === "/help") { $("#help").hidden = false; return; }
   if (p === "/contact") return showContact();
-  return showHome();
+  if (p === "/") return showHome();
+  return showNotFound();
 }
 
-route().catch((err) => notice(`Could not load this page: ${err.message}`));
+route().catch((err) => (err.status === 404 ? showNotFound() : notice(`Could not load this page: ${err.message}`)));

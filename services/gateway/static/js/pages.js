@@ -1,4 +1,4 @@
-// The simple pages: the course list (home), the admin's role requests, and the contact form.
+// The simple pages: the course list (home), "page not found", the admin's role requests, and the contact form.
 import { $, api, el, state } from "./util.js";
 
 export async function showHome() {
@@ -13,6 +13,12 @@ export async function showHome() {
       el("strong", { text: c.title }), el("span", { class: "muted", text: ` — ${n} lecture${n === 1 ? "" : "s"}` }),
       c.visibility === "private" ? el("span", { class: "badge", text: "private" }) : null)));
   }
+}
+
+// an address the client has no page for (the server answers it with status 404)
+export function showNotFound() {
+  $("#not-found").hidden = false;
+  document.title = "Page not found · Lecture Copilot";
 }
 
 export async function showAdmin() {
