@@ -80,8 +80,16 @@ def test_a_student_keeps_notes_at_moments_in_the_browser(stack, smtp_sink, cours
     page.click("#notes-list li:nth-child(1) button:has-text('Save')")
     page.wait_for_function("() => document.querySelector('#note-status').textContent === 'Note saved.'", timeout=10_000)
     assert _notes(page)[0] == "0:03 Priority queues are built on heaps."
+    # typing freezes the note's moment where the player was: the video plays on, the note stays at 0:06
     _at(page, 6)
-    _add(page, "To be deleted", 3)
+    page.fill("#note-text", "To be deleted")
+    page.evaluate("document.querySelector('#player').play()")
+    page.wait_for_function("() => document.querySelector('#player').currentTime >= 8", timeout=10_000)
+    page.evaluate("document.querySelector('#player').pause()")
+    assert page.inner_text("#note-add") == "Add note at 0:06"
+    page.click("#note-add")
+    page.wait_for_function("() => document.querySelectorAll('#notes-list li').length === 3", timeout=10_000)
+    assert _notes(page)[1] == "0:06 To be deleted"
     out = shots_dir(tmp_path)
     page.query_selector(".notes").scroll_into_view_if_needed()
     assert page.evaluate(UNNAMED) == []

@@ -5,6 +5,7 @@
 import { $, api, clock, confirmDialog, el, state } from "./util.js";
 
 let current = null;  // { lecture, play(t) } of the lecture whose notes are shown
+let pinned = null;  // the moment of the note being written: the player's when its first letter was typed
 
 function signedIn() {
   return Boolean(state.me && state.me.signed_in);
@@ -17,8 +18,12 @@ function now() {
   return Math.max(0, end ? Math.min(t, end) : t);
 }
 
+function noteTime() {
+  return pinned !== null ? pinned : now();
+}
+
 function showMoment() {
-  $("#note-add").textContent = `Add note at ${clock(now())}`;
+  $("#note-add").textContent = `Add note at ${clock(noteTime())}`;
 }
 
 function status(text) {
@@ -26,6 +31,7 @@ function status(text) {
 }
 
 export async function loadNotes(lecture, play) {
+  if (!current || current.lecture.id !== lecture.id) pinned = null;  // a moment of another lecture
   current = { lecture, play };
   const list = $("#notes-list");
   list.replaceChildren();
@@ -95,13 +101,22 @@ $("#note-form").addEventListener("submit", async (e) => {
   e.preventDefault();
   if (!current) return;
   const text = $("#note-text").value;
-  const t = now();
+  const t = noteTime();
   try {
     await api(`/api/lectures/${current.lecture.id}/notes`, { method: "POST", json: { text, t_s: t } });
     $("#note-text").value = "";
+    pinned = null;
     await reload();
     status(`Note added at ${clock(t)}.`);
   } catch (err) { status(`Could not add the note: ${err.message}`); }
+});
+
+// typing a note freezes its moment where the player was (the video may play on meanwhile); emptied,
+// the box follows the player again
+$("#note-text").addEventListener("input", () => {
+  if (!$("#note-text").value.trim()) pinned = null;
+  else if (pinned === null) pinned = now();
+  showMoment();
 });
 
 $("#player").addEventListener("timeupdate", () => { if (current && signedIn()) showMoment(); });
