@@ -1,11 +1,12 @@
 """"Ask about this moment" in a real browser (Debian's chromium driven by Playwright): pausing the video
 shows an "about M:SS" tag in the ask box, a question asked with it sends the player's position as ``at``,
-× removes it, and the "Ask about this moment" shortcut (Alt+M) asks about the current second. At desktop
-and phone widths; ``LC_SCREENSHOTS=<dir>`` (``make screenshots``) keeps the pictures there."""
+× removes it, and the "Ask about this moment" shortcut (Alt+M) asks about the current second (on a lecture
+with captions only, no video, it says why there is no moment instead). At desktop and phone widths; ``LC_SCREENSHOTS=<dir>`` (``make screenshots``) keeps the pictures there."""
 
 from __future__ import annotations
 
 import pytest
+import requests
 
 from .test_web_browser import DESKTOP, PHONE, browser, shots_dir  # noqa: F401 (browser: a fixture)
 
@@ -91,3 +92,26 @@ def test_the_shortcut_asks_about_the_current_moment(stack, course, browser):
     assert body["question"] == "How are the halves combined?" and body["at"]["focus"] is True
     ctx.close()
     assert not errors, errors
+
+
+def test_a_lecture_without_video_says_why_there_is_no_moment(stack, course, browser):
+    """A lecture uploaded as captions only has no video: "Ask about this moment" asks nothing and says why."""
+    vtt = ("WEBVTT\n\n00:00:01.000 --> 00:00:05.000\nMerge sort splits the array into two halves.\n\n"
+           "00:00:06.000 --> 00:00:10.000\nThen it merges the two sorted halves.\n")
+    r = requests.post(f"{stack.base}/api/courses/{course['id']}/lectures", headers=stack.admin,
+                      files={"captions": ("c.vtt", vtt.encode(), "text/vtt")}, data={"title": "Captions only", "number": "2"},
+                      timeout=60)
+    assert r.status_code == 202, r.text
+    lecture = r.json()["lecture_id"]
+    assert stack.wait_ready(lecture, timeout_s=300)["status"] == "ready"
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(f"{stack.base}/courses/{course['id']}?lecture={lecture}")
+    page.wait_for_function("() => document.querySelector('#now-playing').textContent.includes('no video')", timeout=20_000)
+    asked: list[str] = []
+    page.on("request", lambda req: asked.append(req.url) if req.url.endswith("/ask") else None)
+    assert page.inner_text("#moment-note") == ""
+    page.click("#ask-moment")
+    page.wait_for_function("() => document.querySelector('#moment-note').textContent.includes('no video')", timeout=5_000)
+    assert "captions only" in page.inner_text("#moment-note") and page.is_hidden("#moment-tag") and asked == []
+    ctx.close()
