@@ -403,6 +403,16 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     page.click("#confirm-ok")
     page.wait_for_selector("#mc-empty:not([hidden])", timeout=10_000)
     assert requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).status_code == 404
+    # captions only: no video frames, so no slides to read; that stage shows as skipped, not done
+    vtt = tmp_path / "heaps.vtt"
+    vtt.write_text(_heap_vtt(res.duration_s))
+    page.set_input_files("#up-file", str(vtt))
+    page.click("#up-button")
+    page.wait_for_selector("#up-stages[data-status='ready']", timeout=240_000)
+    slides = page.query_selector("#up-stages li[data-stage='slides']")
+    assert "skipped" in slides.get_attribute("class") and "done" not in slides.get_attribute("class")
+    assert "none (captions only)" in slides.inner_text()
+    assert len(page.query_selector_all("#up-stages li.done")) == 4
 
 
 def test_student_sees_no_upload_controls_and_the_api_refuses(stack, smtp_sink, course, page):

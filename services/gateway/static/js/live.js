@@ -4,10 +4,14 @@ import { api, el } from "./util.js";
 const STAGES = [["queued", "Queued"], ["transcribing", "Transcribing"], ["slides", "Reading slides"],
   ["indexing", "Indexing"], ["ready", "Ready"]];
 
-export function stageList(container) {
-  container.replaceChildren(...STAGES.map(([key, label]) =>
-    el("li", { dataset: { stage: key } }, el("span", { class: "dot", "aria-hidden": "true" }), el("span", { class: "name", text: label }),
-      el("span", { class: "pct muted small" }))));
+// captionsOnly: a lecture uploaded as captions has no video frames, so no slides to read: that stage shows
+// as skipped, never done
+export function stageList(container, captionsOnly = false) {
+  container.replaceChildren(...STAGES.map(([key, label]) => {
+    const skipped = captionsOnly && key === "slides";
+    return el("li", { class: skipped ? "skipped" : "", dataset: { stage: key } }, el("span", { class: "dot", "aria-hidden": "true" }),
+      el("span", { class: "name", text: skipped ? `${label} — none (captions only)` : label }), el("span", { class: "pct muted small" }));
+  }));
 }
 
 function showStage(container, st) {
@@ -15,6 +19,7 @@ function showStage(container, st) {
   const at = st.status === "ready" ? order.length - 1 : Math.max(0, order.indexOf(st.stage));
   container.querySelectorAll("li").forEach((li, i) => {
     const key = li.dataset.stage;
+    if (li.classList.contains("skipped")) return;
     li.classList.toggle("done", i < at || st.status === "ready");
     li.classList.toggle("current", i === at && st.status !== "ready" && st.status !== "failed");
     li.classList.toggle("failed", st.status === "failed" && i === at);

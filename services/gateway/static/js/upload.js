@@ -86,7 +86,7 @@ export function setupUpload(courseId, render) {
     $("#up-name").textContent = file.name;
     const bar = $("#up-bytes");
     const stages = $("#up-stages");
-    stageList(stages);
+    stageList(stages, isCaptions);
     delete stages.dataset.status;
     $("#up-status").textContent = "Uploading…";
     $("#up-button").disabled = true;
