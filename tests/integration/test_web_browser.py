@@ -474,6 +474,11 @@ def test_phone_width_and_screenshots(stack, course, browser, tmp_path):
             .map(e => e.outerHTML.slice(0, 80))""")
         assert unnamed == [], unnamed
         if name == "phone":
+            # the question box stays right under the video; the lecture list comes next, above the chapters,
+            # transcript and notes (it came last, below everything)
+            tops = page.evaluate("""['#player', '#ask-form', '#lecture-list', '#chapters', '#notes-h']
+                .map(s => document.querySelector(s).getBoundingClientRect().top)""")
+            assert tops == sorted(tops), tops
             page.query_selector(".answer").scroll_into_view_if_needed()
         page.screenshot(path=str(out / f"answer-{name}.png"), full_page=True)
         ctx.close()
