@@ -10,13 +10,9 @@ import re
 
 import numpy as np
 
-from lecturecopilot.slidetext import slide_title
-
 from ..disfluency import clean
 from ..domain import AnswerSentence, Cite
-from ..grounding import stem
 from ..ports import SearchIndex
-from ..refine import content_words
 from ..retrieve import Passage, best_window
 from ..slidequote import slide_excerpt
 
@@ -134,35 +130,6 @@ def passage_sentences(index: SearchIndex, hit) -> tuple[list, np.ndarray] | None
 
 FROM_PASSAGES = 3  # the best passages an extractive answer is taken from
 WIDTHS = (2, 3)    # the lengths (sentences) of the runs it scores
-TITLE_WEIGHT = 0.0  # weight of :func:`title_match` in a run's score
-
-
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in content_words(text)}
-
-
-def title_match(index: SearchIndex, hit, query: str) -> float:
-    """How well the title of the slide on screen during ``hit`` names the question's subject: the
-    Jaccard similarity of the stemmed content words of the title (:func:`lecturecopilot.slidetext.slide_title`)
-    and of ``query``, the largest over the slides on screen for at least half the passage or 5 s of it
-    (seconds, from ``index.lecture_slides``); 0.0 without slides or titles. "What is a hash collision?":
-    the slide "Collisions" 0.5, "Two ways to resolve collisions" 0.2. The lecturer's own label of what a
-    passage explains, which the question's words alone do not find: speech under "Collisions" says
-    "different keys … map down to some hash that has the same value" without the word."""
-    want = _stems(query)
-    if not want:
-        return 0.0
-    best = 0.0
-    span = max(hit.end_s - hit.start_s, 0.0)
-    for start, end, text in index.lecture_slides(hit.lecture_id):
-        if start >= hit.end_s:
-            break
-        if min(end, hit.end_s) - max(start, hit.start_s) < min(5.0, span / 2):
-            continue
-        title = _stems(slide_title(text.split("\n")))
-        if title:
-            best = max(best, len(title & want) / len(title | want))
-    return best
 
 
 def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
@@ -202,8 +169,7 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
         ranges = [(lo, hi) for lo, hi in ranges if hi - lo >= 2] if said else ranges
         cos, i, j = max((best_window(vecs, query_vec, WIDTHS, lo, hi) for lo, hi in ranges),
                         default=(-1.0, 0, 0), key=lambda b: b[0])
-        score = cos - rank_penalty * rank + (10.0 if said and (rank, p) in held else 0.0) \
-            + (TITLE_WEIGHT * title_match(index, p.hit, query) if TITLE_WEIGHT else 0.0)
+        score = cos - rank_penalty * rank + (10.0 if said and (rank, p) in held else 0.0)
         if j > i and (best is None or score > best[0]):
             best = (score, p, sents, i, j)
     if best is None:  # nothing left unsaid in these passages: the best run, even if said before
