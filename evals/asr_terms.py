@@ -49,9 +49,15 @@ def normalise(text: str) -> list[str]:
     return [_DIGITS.get(w, w) for w in (w.strip("'") for w in words) if w]
 
 
+def _forms(word: str) -> tuple[str, ...]:
+    """The forms a term's last word may take where the term is said: plural or possessive ("smith's")."""
+    return word, word + "s", word + "es", word + "'s"
+
+
 def term_occurrences(ref: list[str], terms: list[str]) -> list[tuple[int, int, str]]:
     """(first, last + 1, term) of every occurrence of a term in ``ref`` (longest term first where
-    they overlap; the last word may carry a plural "s"/"es")."""
+    they overlap; the last word may carry a plural "s"/"es" or a possessive "'s", :func:`_forms`: "Adam
+    Smith's" holds "Adam Smith"; a plural possessive "s'" is normalised to "s")."""
     seqs = sorted({tuple(normalise(t)) for t in terms if normalise(t)}, key=len, reverse=True)
     taken = [False] * len(ref)
     out = []
@@ -61,7 +67,7 @@ def term_occurrences(ref: list[str], terms: list[str]) -> list[tuple[int, int, s
             if any(taken[i:i + n]):
                 continue
             last = ref[i + n - 1]
-            if list(ref[i:i + n - 1]) == list(seq[:-1]) and last in (seq[-1], seq[-1] + "s", seq[-1] + "es"):
+            if list(ref[i:i + n - 1]) == list(seq[:-1]) and last in _forms(seq[-1]):
                 out.append((i, i + n, " ".join(seq)))
                 for k in range(i, i + n):
                     taken[k] = True

@@ -127,7 +127,7 @@ def slide_terms(lec: dict) -> list[str]:
 
 def _present(term: str, words: str) -> bool:
     t = " ".join(normalise(term))
-    return any(f" {t}{s} " in f" {words} " for s in ("", "s", "es"))
+    return any(f" {t}{s} " in f" {words} " for s in ("", "s", "es", "'s"))
 
 
 def process(eph, course: dict, captions: bool, tmp: Path) -> tuple[str, dict, list[dict]]:
