@@ -147,10 +147,12 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
 
     # -- practice questions (the gateway checks who may call) -------------------------------------
     def ListPractice(self, request, context):  # noqa: N802 - gRPC naming
-        """A lecture's or a course's questions; the instructor's fields with ``with_answers``."""
+        """A lecture's or a course's questions (a lecture's first set written on its first listing); the
+        instructor's fields with ``with_answers``."""
         with prpc.quiz_errors(context):
             found = practice.list_practice(self.store.pool, lecture_id=request.lecture_id or None,
-                                           course_id=request.course_id or None, with_answers=request.with_answers)
+                                           course_id=request.course_id or None, with_answers=request.with_answers,
+                                           embed=self._embed_many)
         return prpc.list_pb(found, request.with_answers)
 
     def GetPracticeQuestion(self, request, context):  # noqa: N802 - gRPC naming

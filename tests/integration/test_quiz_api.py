@@ -309,3 +309,46 @@ def test_a_lecture_that_makes_no_question_is_a_clear_422_that_uses_no_window(sta
         assert "No practice question could be written" in msg and "three wrong options" in msg, msg
     with stack.db() as conn:
         assert conn.execute("SELECT count(*) FROM quiz_generations WHERE lecture_id=%s", (lecture,)).fetchone()[0] == 0
+
+
+def test_a_lectures_first_set_is_written_when_it_is_first_listed(stack, people):
+    """Practice questions come with a processed lecture: the first listing of a lecture that never had a set
+    writes one (automatic: the instructor's 5-minute window stays free); later listings write nothing."""
+    course, lecture = sorting_course(stack, people["owner"], "Sorting (first set)")
+
+    def generations() -> list[bool]:
+        with stack.db() as conn:
+            return [r[0] for r in conn.execute("SELECT automatic FROM quiz_generations WHERE lecture_id=%s",
+                                               (lecture,)).fetchall()]
+
+    assert generations() == []
+    r = requests.get(f"{stack.base}/api/lectures/{lecture}/quiz", headers=people["student"], timeout=60)
+    assert r.status_code == 200, r.text
+    first = r.json()["questions"]
+    assert len(first) >= 3 and all(len(q["options"]) == 4 for q in first), first
+    assert generations() == [True]
+    again = requests.get(f"{stack.base}/api/courses/{course}/quiz", timeout=60).json()["questions"]
+    assert [q["id"] for q in again] == [q["id"] for q in first] and generations() == [True]
+    r = requests.post(f"{stack.base}/api/lectures/{lecture}/quiz/generate", headers=people["owner"], timeout=180)
+    assert r.status_code == 201, r.text  # the automatic set did not use up the window
+    assert sorted(generations()) == [False, True]
+
+
+def test_a_lecture_that_makes_no_question_is_tried_once_when_listed(stack, people):
+    chatter = ["Hello everyone, and welcome back.", "Let us get started now.", "Can everybody hear me at the back?",
+               "Good, thank you all for coming today.", "See you all next week then."]
+    course = requests.post(f"{stack.base}/api/courses", json={"title": "Welcome (first set)"},
+                           headers=people["owner"], timeout=10).json()["id"]
+    r = requests.post(f"{stack.base}/api/courses/{course}/lectures", headers=people["owner"],
+                      files={"captions": ("hello.vtt", sorting_vtt(sentences=chatter).encode(), "text/vtt")},
+                      data={"title": "Welcome", "number": "1"}, timeout=60)
+    lecture = r.json()["lecture_id"]
+    assert stack.wait_ready(lecture, timeout_s=180)["status"] == "ready"
+    for _ in range(2):
+        r = requests.get(f"{stack.base}/api/courses/{course}/quiz", timeout=60)
+        assert r.status_code == 200 and r.json()["questions"] == [], r.text
+    with stack.db() as conn:
+        assert conn.execute("SELECT count(*) FROM quiz_generations WHERE lecture_id=%s AND automatic",
+                            (lecture,)).fetchone()[0] == 1
+    r = requests.post(f"{stack.base}/api/lectures/{lecture}/quiz/generate", headers=people["owner"], timeout=120)
+    assert _code(r) == (422, "no_questions"), r.text  # the instructor may still try; the refusal is as before

@@ -10,6 +10,8 @@ caller's business (the gateway checks the course).
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Sequence
 
 from psycopg_pool import ConnectionPool
@@ -17,7 +19,10 @@ from psycopg_pool import ConnectionPool
 from lecturecopilot import db
 
 from . import store
+from .questions import EmbedFn
 from .store import NotFound, QuizError
+
+log = logging.getLogger(__name__)
 
 __all__ = ["NotFound", "QuizError", "answer", "delete", "edit", "list_practice", "question", "report"]
 
@@ -37,13 +42,35 @@ def _with_answers(conn, rows: list[dict]) -> list[dict]:
     return out
 
 
+FIRST_SETS_S = 5.0  # a listing starts writing first sets only this long (seconds); the rest on the next listing
+
+
+def _first_sets(conn, embed: EmbedFn, lecture_id: str | None, course_id: str | None) -> None:
+    """Writes the first set (extractive, automatic: :func:`store.generate`) of each ready lecture of the
+    scope that never had one (:func:`store.never_generated`), starting none after :data:`FIRST_SETS_S`
+    seconds: practice questions come with a processed lecture, as its chapters do, without an instructor
+    asking (a set takes well under a second for an hour of lecture: ``python -m evals.examprep``)."""
+    t0 = time.monotonic()
+    for lid in store.never_generated(conn, lecture_id=lecture_id, course_id=course_id):
+        if time.monotonic() - t0 > FIRST_SETS_S:
+            break
+        try:
+            store.generate(conn, lid, embed, automatic=True)
+        except QuizError as e:  # none can be written (recorded), or another request wrote it first
+            log.info("no first practice set for %s: %s", lid, e)
+
+
 @db.retry_on_disconnect
 def list_practice(pool: ConnectionPool, *, lecture_id: str | None = None, course_id: str | None = None,
-                  with_answers: bool = False) -> dict:
+                  with_answers: bool = False, embed: EmbedFn | None = None) -> dict:
     """``{"questions": [row, ...], "generated_at": datetime | None}`` for a lecture (or a course:
     ``generated_at`` None), rows as :func:`store.list_questions` gives them, plus the instructor's
-    fields (see :func:`_with_answers`) when ``with_answers``. NotFound for an id that is not a UUID."""
+    fields (see :func:`_with_answers`) when ``with_answers``. With ``embed`` (the sentence embedder), the
+    lectures of the scope that never had a set get their first one first (:func:`_first_sets`).
+    NotFound for an id that is not a UUID."""
     with pool.connection() as conn:
+        if embed is not None and (lecture_id or course_id):
+            _first_sets(conn, embed, lecture_id, course_id)
         rows = store.list_questions(conn, lecture_id=lecture_id, course_id=course_id)
         if with_answers:
             rows = _with_answers(conn, rows)

@@ -149,17 +149,37 @@ def generate(conn, lecture_id: str, embed: EmbedFn, *, writers: Sequence = (),
     Raises NotFound for an unknown lecture; RegenerationTooSoon within ``min_interval_s`` of the
     lecture's last instructor's generation; with ``automatic`` (see :func:`_claim`), QuizError
     when the lecture already has a set; NoQuestions when no question survives the check (the old
-    set stays and the 5-minute window is not used up)."""
+    set stays and the 5-minute window is not used up; an automatic try is kept on record, so a
+    lecture that makes no question is not tried again on every listing)."""
     t0 = time.perf_counter()
     lecture, sents, span = lecture_material(conn, lecture_id)
     lecture_id = lecture["id"]
     _claim(conn, lecture_id, min_interval_s, automatic)
     try:
         return _generate(conn, _Material(lecture, sents, span), embed, writers, max_questions, t0)
-    except BaseException:  # nothing was stored: give the claim back
-        _rows(conn, "DELETE FROM quiz_generations WHERE ctid IN (SELECT ctid FROM quiz_generations WHERE lecture_id=%s "
-                    "ORDER BY created_at DESC LIMIT 1)", (lecture_id,))
+    except NoQuestions:
+        if not automatic:  # the instructor's window is not used up; an automatic try stays on record
+            _give_back(conn, lecture_id)
         raise
+    except BaseException:  # nothing was stored: give the claim back
+        _give_back(conn, lecture_id)
+        raise
+
+
+def _give_back(conn, lecture_id: str) -> None:
+    """Deletes the lecture's latest generation record (a claim whose generation stored nothing)."""
+    _rows(conn, "DELETE FROM quiz_generations WHERE ctid IN (SELECT ctid FROM quiz_generations WHERE lecture_id=%s "
+                "ORDER BY created_at DESC LIMIT 1)", (lecture_id,))
+
+
+def never_generated(conn, *, lecture_id: str | None = None, course_id: str | None = None) -> list[str]:
+    """The ready lectures of the scope (one lecture, or a course's) that have never had a set written or
+    tried, instructor's or automatic (no ``quiz_generations`` row), in lecture order: their first set is
+    written when they are first listed (:func:`services.ask.examprep.practice.list_practice`)."""
+    where, arg = ("l.id=%s", _uuid(lecture_id, "lecture")) if lecture_id else ("l.course_id=%s", _uuid(course_id, "course"))
+    return [r["id"] for r in _rows(
+        conn, f"SELECT l.id::text AS id FROM lectures l WHERE {where} AND l.status='ready' AND NOT EXISTS "
+              "(SELECT 1 FROM quiz_generations g WHERE g.lecture_id=l.id) ORDER BY l.number", (arg,))]
 
 
 def _generate(conn, material: _Material, embed, writers, max_questions: int | None, t0: float) -> Generation:
