@@ -30,8 +30,11 @@ _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
 
 _ARTICLE = re.compile(r"^(?:a|an|the)\s+", re.I)
-_PREPOSITIONS = r"(?:with|without|in|on|for|from|by|after|before|under|over|using|at)"
+_PREPOSITIONS = r"(?:with|without|in|on|for|from|by|after|before|under|over|using|at|above|below|beyond|within|inside|outside|" \
+    r"between|during|into|through|near|against)"
 _PREPOSITION = re.compile(rf"^{_PREPOSITIONS}\b", re.I)
+# "and above it?": another preposition of the same thing, the previous question's last prepositional phrase
+_PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|them|those|these)$", re.I)
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -96,6 +99,10 @@ def rewrite(message: str, history: list[str]) -> str:
         x = _SWAP.match(_STARTS_SWAP.sub("", msg))
         new_topic = _ARTICLE.sub("", x.group("x")) if x else ""  # "a linked list": the article is in prev
         old_topic = _narrowed(_topic(prev, like=new_topic), new_topic)
+        of_it = _PREPOSITION_OF_IT.match(new_topic)
+        held = list(re.finditer(rf"\b{_PREPOSITIONS}\b", prev, re.I)) if of_it else []
+        if held:  # "What happens at a price below equilibrium?" + "and above it?": "… a price above equilibrium?"
+            return prev[:held[-1].start()] + of_it.group("p").lower() + prev[held[-1].end():]
         if new_topic and _PRONOUN.search(new_topic) and _topic(prev):  # "and its space?": merge sort's space
             new_topic, old_topic = _with_antecedent(new_topic, _topic(prev)), _topic(prev)
         if new_topic and old_topic:

@@ -77,6 +77,11 @@ def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, ex
 
 @pytest.mark.parametrize("prev, msg, expected", [
     ("How fast is Fibonacci with memoization?", "what about without it?", "How fast is Fibonacci without memoization?"),
+    # another preposition of the same thing: the previous question's last prepositional phrase changes it
+    ("What happens at a price below equilibrium?", "and above it?", "What happens at a price above equilibrium?"),
+    ("How does the gas behave below the critical temperature?", "and above that?",
+     "How does the gas behave above the critical temperature?"),
+    ("What does the enzyme do inside the cell?", "what about outside it?", "What does the enzyme do outside the cell?"),
     ("What is merge sort?", "how about insertion sort", "What is insertion sort?"),  # not "in" + "sertion sort"
     ("What is merge sort?", "and for insertion sort?", "What is insertion sort?"),
 ])
