@@ -367,6 +367,11 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     assert "Ready" in page.inner_text("#up-status")
     page.wait_for_selector("#mc-lectures tr .st-ready", timeout=10_000)
     assert "Sorting, uploaded" in page.inner_text("#mc-lectures")
+    # the lecture that became ready while the page was open joins the practice picker, no reload needed
+    page.wait_for_selector("#mc-quiz-lecture option", state="attached", timeout=10_000)
+    assert "Sorting, uploaded" in page.inner_text("#mc-quiz-lecture")
+    assert not page.is_disabled("#mc-quiz-generate")
+    assert "once a lecture is ready" not in page.inner_text("#mc-quiz-status")
     # a ready lecture's captions can be downloaded in both formats
     for ext, name, ctype in (("vtt", "WebVTT", "text/vtt"), ("srt", "SRT", "application/x-subrip")):
         link = page.query_selector(f"#mc-lectures a[aria-label='Download the captions of lecture 3 as {name}']")
@@ -402,6 +407,8 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     page.click("#mc-lectures button[aria-label='Delete lecture 3']")
     page.click("#confirm-ok")
     page.wait_for_selector("#mc-empty:not([hidden])", timeout=10_000)
+    page.wait_for_function("() => document.querySelector('#mc-quiz-status').textContent.includes('once a lecture is ready')")
+    assert page.query_selector("#mc-quiz-lecture option") is None and page.is_disabled("#mc-quiz-generate")
     assert requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=10).status_code == 404
     # captions only: no video frames, so no slides to read; that stage shows as skipped, not done
     vtt = tmp_path / "heaps.vtt"

@@ -41,6 +41,7 @@ export async function showManage() {
 }
 
 export async function showManageCourse(courseId) {
+  let rendered = false;
   const render = async () => {
     const c = await api(`/api/courses/${courseId}`);
     if (!c.can_manage) throw Object.assign(new Error("You can't manage this course."), { status: 403 });
@@ -59,9 +60,11 @@ export async function showManageCourse(courseId) {
     $("#mc-empty").hidden = c.lectures.length > 0;
     for (const l of c.lectures) tbody.append(lectureRow({ ...l, course_id: c.id }, render));
     $("#manage-course").hidden = false;
+    if (rendered) setupQuizAdmin(c); // a lecture that became ready (or was deleted) changes the practice picker
     return c;
   };
   const course = await render();
+  rendered = true;
   setupQuizAdmin(course);
   const members = async () => {
     const data = await api(`/api/courses/${courseId}/members`);

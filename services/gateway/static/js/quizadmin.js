@@ -1,19 +1,37 @@
 // Manage: a lecture's practice questions (generate, edit, delete, see reports).
 import { $, api, chipName, confirmDialog, el, reporting, withoutLabel } from "./util.js";
 
+let shown = null; // the course the section shows (its latest render), for the listeners wired once
+
+// Shows the course's ready lectures in the picker and the chosen one's set. Called again on each render of
+// the manage page (a lecture that becomes ready while the page is open joins the picker); the picker and the
+// button are wired on the first call only.
 export async function setupQuizAdmin(course) {
   const pick = $("#mc-quiz-lecture");
+  const first = shown === null;
+  const chosen = pick.value;
+  shown = course;
   const ready = course.lectures.filter((l) => l.status === "ready");
   pick.replaceChildren(...ready.map((l) => el("option", { value: l.id, text: `L${l.number} ${l.title}` })));
+  if (ready.some((l) => l.id === chosen)) pick.value = chosen;
   $("#mc-quiz-generate").disabled = !ready.length;
-  if (!ready.length) { $("#mc-quiz-status").textContent = "Questions can be written once a lecture is ready."; return; }
+  if (first) wireQuizAdmin(pick);
+  if (!ready.length) {
+    $("#mc-quiz-list").replaceChildren();
+    $("#mc-quiz-status").textContent = "Questions can be written once a lecture is ready.";
+    return;
+  }
   // say per lecture how many questions it has and how many were reported
   ready.forEach(async (l) => {
     try {
       labelLecture(course, l.id, await api(`/api/lectures/${l.id}/quiz/admin`));
     } catch { /* the list below says it */ }
   });
-  pick.addEventListener("change", () => loadQuizAdmin(course, pick.value));
+  await loadQuizAdmin(course, pick.value);
+}
+
+function wireQuizAdmin(pick) {
+  pick.addEventListener("change", () => loadQuizAdmin(shown, pick.value));
   $("#mc-quiz-generate").addEventListener("click", async () => {
     const status = $("#mc-quiz-status");
     const btn = $("#mc-quiz-generate");
@@ -23,12 +41,11 @@ export async function setupQuizAdmin(course) {
     status.textContent = "Writing questions…";
     try {
       const gen = await api(`/api/lectures/${pick.value}/quiz/generate`, { method: "POST" });
-      await loadQuizAdmin(course, pick.value);
+      await loadQuizAdmin(shown, pick.value);
       status.textContent = `Wrote ${gen.kept} questions (${gen.method}; ${gen.written - gen.kept} dropped by the check).`;
     } catch (err) { status.textContent = err.message; }
     finally { btn.disabled = false; }
   });
-  await loadQuizAdmin(course, pick.value);
 }
 
 // the picker's line for a lecture: how many questions it has and how many were reported (kept current
