@@ -88,12 +88,11 @@ def weighted(lists: dict[str, list[Hit]], weights: dict[str, float]) -> dict[str
 
 
 def best_window(vecs: np.ndarray, query_vec: np.ndarray, widths: tuple[int, ...] = (1, 2, 3),
-                lo: int = 0, hi: int | None = None, bonus: np.ndarray | None = None) -> tuple[float, int, int]:
+                lo: int = 0, hi: int | None = None) -> tuple[float, int, int]:
     """The best run of consecutive sentences for the query: ``(cosine, i, j)`` for rows
     ``vecs[i:j]`` inside ``[lo, hi)``, each run's vector being the normalised sum of its
     sentence embeddings; runs have the lengths in ``widths`` (capped at what is there).
-    ``bonus`` (one value per row of ``vecs``), when given, adds to a run's score the largest
-    bonus of its sentences. ``(-1.0, lo, lo)`` when there is no sentence."""
+    ``(-1.0, lo, lo)`` when there is no sentence."""
     hi = len(vecs) if hi is None else hi
     best = (-1.0, lo, lo)
     if hi <= lo:
@@ -103,9 +102,6 @@ def best_window(vecs: np.ndarray, query_vec: np.ndarray, widths: tuple[int, ...]
     for w in sorted({min(w, len(part)) for w in widths}):
         sums = csum[w:] - csum[:-w]
         cos = (sums @ query_vec) / (np.linalg.norm(sums, axis=1) + 1e-9)
-        if bonus is not None:
-            b = np.asarray(bonus[lo:hi], dtype="float32")
-            cos = cos + np.array([b[k:k + w].max() for k in range(len(part) - w + 1)], dtype="float32")
         k = int(cos.argmax())
         if float(cos[k]) > best[0]:
             best = (float(cos[k]), lo + k, lo + k + w)

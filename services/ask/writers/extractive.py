@@ -130,20 +130,6 @@ def passage_sentences(index: SearchIndex, hit) -> tuple[list, np.ndarray] | None
 
 FROM_PASSAGES = 3  # the best passages an extractive answer is taken from
 WIDTHS = (2, 3)    # the lengths (sentences) of the runs it scores
-# a why-question is answered by the sentence that gives the reason ("because higher prices make production
-# more profitable"), which may share fewer of its words than one restating what is asked
-_WHY_QUESTION = re.compile(r"^\W*(?:why\b|how come\b|what (?:causes|caused|makes|made)\b|for what reason\b)", re.I)
-_GIVES_REASON = re.compile(r"\b(?:because|since|so that|due to|the reason|therefore|thus|hence|that's why|that is why|"
-                           r"which is why|this is why|as a result|in order to|leads? to|causes?|caused)\b", re.I)
-CAUSE_BONUS = 0.0  # added to a why-question's run that holds a sentence giving a reason
-
-
-def reason_bonus(sents: list, query: str) -> np.ndarray | None:
-    """Per sentence of ``sents``: :data:`CAUSE_BONUS` when ``query`` asks why and the sentence gives a
-    reason ("because", "so that", "that's why", …); None when the query does not ask why."""
-    if not CAUSE_BONUS or not _WHY_QUESTION.match(query):
-        return None
-    return np.array([CAUSE_BONUS if _GIVES_REASON.search(s.text) else 0.0 for s in sents], dtype="float32")
 
 
 def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, query_vec: np.ndarray,
@@ -181,8 +167,7 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
         sents, vecs = entry
         ranges = _fresh_ranges(sents, said, p.hit.lecture_id) if said else [(0, len(sents))]
         ranges = [(lo, hi) for lo, hi in ranges if hi - lo >= 2] if said else ranges
-        bonus = reason_bonus(sents, query)
-        cos, i, j = max((best_window(vecs, query_vec, WIDTHS, lo, hi, bonus) for lo, hi in ranges),
+        cos, i, j = max((best_window(vecs, query_vec, WIDTHS, lo, hi) for lo, hi in ranges),
                         default=(-1.0, 0, 0), key=lambda b: b[0])
         score = cos - rank_penalty * rank + (10.0 if said and (rank, p) in held else 0.0)
         if j > i and (best is None or score > best[0]):
