@@ -76,8 +76,10 @@ def test_student_practises_sees_score_and_chip_seeks_the_video(stack, practice_c
         page.wait_for_selector("#quiz-list li.quiz-q")
         assert page.get_attribute("#tab-practice", "aria-current") == "page"
         assert page.is_hidden("#ask-panel") and page.is_visible("#practice")
-        # no answers in the page before checking
+        # no answers in the page before checking; a question that names its lecture does not name it twice
         assert page.evaluate("document.querySelectorAll('.is-answer').length") == 0
+        legend = page.inner_text("#quiz-list li.quiz-q legend")
+        assert "Lecture 1" in legend and "(L1)" not in legend, legend
         n = _answer_first_right_rest_wrong(page, practice_course["key"])
         page.wait_for_function("() => document.querySelector('#player').readyState >= 1", timeout=20_000)
         page.click("#quiz-submit")

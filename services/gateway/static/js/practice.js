@@ -34,8 +34,10 @@ async function loadPractice() {
 }
 
 function practiceItem(q, i) {
+  // the lecture once: a question that names it ("… from Lecture 1?") gets no "(L1)" after it
+  const named = new RegExp(`\\bLecture ${q.lecture_number}\\b`).test(q.question);
   const legend = el("legend", {}, el("span", { class: "qn", text: `${i + 1}. ` }), el("span", { text: q.question }),
-    el("span", { class: "muted small", text: ` (L${q.lecture_number})` }));
+    named ? null : el("span", { class: "muted small", text: ` (L${q.lecture_number})` }));
   const fs = el("fieldset", {}, legend);
   q.options.forEach((o, k) => {
     const id = `q-${q.id}-${k}`;
