@@ -371,7 +371,10 @@ def test_instructor_uploads_with_progress_until_ready(stack, smtp_sink, synth_vi
     page.wait_for_selector("#mc-quiz-lecture option", state="attached", timeout=10_000)
     assert "Sorting, uploaded" in page.inner_text("#mc-quiz-lecture")
     assert not page.is_disabled("#mc-quiz-generate")
-    assert "once a lecture is ready" not in page.inner_text("#mc-quiz-status")
+    assert "once a lecture is ready" not in page.inner_text("#mc-quiz-status")  # "Loading questions…" at once
+    page.wait_for_function("() => !document.querySelector('#mc-quiz-status').textContent.includes('Loading')",
+                           timeout=30_000)  # its first set is written on this first listing (or none can be)
+    assert page.query_selector("#mc-quiz-list li.qa") or "No questions" in page.inner_text("#mc-quiz-status")
     # a ready lecture's captions can be downloaded in both formats
     for ext, name, ctype in (("vtt", "WebVTT", "text/vtt"), ("srt", "SRT", "application/x-subrip")):
         link = page.query_selector(f"#mc-lectures a[aria-label='Download the captions of lecture 3 as {name}']")

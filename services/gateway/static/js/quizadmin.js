@@ -21,6 +21,7 @@ export async function setupQuizAdmin(course) {
     $("#mc-quiz-status").textContent = "Questions can be written once a lecture is ready.";
     return;
   }
+  $("#mc-quiz-status").textContent = "Loading questions…"; // a lecture's first set may be written now
   // say per lecture how many questions it has and how many were reported
   ready.forEach(async (l) => {
     try {
