@@ -2,16 +2,20 @@
 import { $, api, chipName, confirmDialog, el, reporting, withoutLabel } from "./util.js";
 
 let shown = null; // the course the section shows (its latest render), for the listeners wired once
+let listed = null; // the ready lectures the picker lists (id, number, title): a render that changes none reloads nothing
 
 // Shows the course's ready lectures in the picker and the chosen one's set. Called again on each render of
-// the manage page (a lecture that becomes ready while the page is open joins the picker); the picker and the
-// button are wired on the first call only.
+// the manage page (a lecture that becomes ready while the page is open joins the picker), which changes
+// something only when the ready lectures did; the picker and the button are wired on the first call only.
 export async function setupQuizAdmin(course) {
   const pick = $("#mc-quiz-lecture");
   const first = shown === null;
   const chosen = pick.value;
   shown = course;
   const ready = course.lectures.filter((l) => l.status === "ready");
+  const key = ready.map((l) => `${l.id} ${l.number} ${l.title}`).join("\n");
+  if (!first && key === listed) return; // a render for something else (a lecture processing, the settings saved)
+  listed = key;
   pick.replaceChildren(...ready.map((l) => el("option", { value: l.id, text: `L${l.number} ${l.title}` })));
   if (ready.some((l) => l.id === chosen)) pick.value = chosen;
   $("#mc-quiz-generate").disabled = !ready.length;
