@@ -95,7 +95,8 @@ def test_student_practises_sees_score_and_chip_seeks_the_video(stack, practice_c
         chip = wrong[0].query_selector(".chip")
         t = float(chip.get_attribute("data-t"))
         assert chip.inner_text().startswith("L1 · ") and chip.get_attribute("data-lecture") == practice_course["lecture"]
-        # the moment shows once: the chip, not also the "(L1 · 0:22)" the explanation's text ends with
+        # the moment shows once: the chip (the explanation no longer ends with "(L1 · 0:22)"; the page
+        # strips it from a set written before)
         explain = wrong[0].query_selector(".explain").inner_text()
         assert explain.count(chip.inner_text()) == 1 and f"({chip.inner_text()})" not in explain, explain
         chip.click()

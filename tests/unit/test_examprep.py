@@ -111,7 +111,8 @@ def test_extractive_questions_are_cloze_with_a_valid_citation():
         assert len(q.options) == 4 and len(set(q.options)) == 4 and 0 <= q.answer_index < 4
         assert ep.BLANK in q.statement and ep.statement_of(q.stem) == q.statement
         assert q.cite_t_s in by_ts and ep.contains(by_ts[q.cite_t_s].text, q.answer)
-        assert "L3 · " in q.explanation and q.method == "extractive"
+        assert q.explanation.startswith("The lecture says: “") and "L3 · " not in q.explanation  # the citation carries the moment
+        assert q.method == "extractive"
         for o in q.options:  # every option is course text
             assert any(ep.contains(s, o) for s in COURSE), o
     merge = [q for q in qs if q.kind == "quantity" and q.subject == "merge sort"]

@@ -6,7 +6,6 @@ import json
 import re
 from typing import Sequence
 
-from lecturecopilot.labels import citation_label
 
 from ..disfluency import clean
 from .questions import LectureSentence, Question
@@ -50,7 +49,6 @@ def model_questions(writer, lecture_id: str, lecture_number: int, sentences: Seq
                    None)
         if hit is None:
             continue
-        label = citation_label(lecture_number, hit.start_s)
-        out.append(Question(lecture_id, stem, stem, opts, ai, f"The lecture says: “{clean(hit.text)}” ({label})",
+        out.append(Question(lecture_id, stem, stem, opts, ai, f"The lecture says: “{clean(hit.text)}”",
                             lecture_id, hit.start_s, method=method, kind="model", explaining=hit.text))
     return out

@@ -12,7 +12,6 @@ from typing import Sequence
 
 import numpy as np
 
-from lecturecopilot.labels import citation_label
 
 from ..disfluency import clean
 from .terms import DistractorPicks, EmbedFn, Vocabulary, _content, contains, course_vocabulary, norm, quantities_in, \
@@ -204,9 +203,8 @@ def _quantity_question(c: _Course, s: LectureSentence, text: str, context: str) 
     statement = context + statement
     kind = "quantity" if quantity_kind(phrase, c.vocab.units) == "number" else "formula"
     opts, ai = _order(phrase.lower(), dis, f"{c.lecture_id}:{s.idx}:quantity")
-    label = citation_label(c.lecture_number, s.start_s)
     q = Question(c.lecture_id, _stem(kind, c.lecture_number, statement), statement, opts, ai,
-                 f"The lecture says: “{text}” ({label})", c.lecture_id, s.start_s, kind="quantity",
+                 f"The lecture says: “{text}”", c.lecture_id, s.start_s, kind="quantity",
                  subject=subject, explaining=s.text)
     return 1.0 + (0.8 if unit_of(phrase, c.vocab.units) else 0.0) + (0.4 if subject else 0.0) \
         + (0.2 if kind == "quantity" else 0.0), q
@@ -255,9 +253,8 @@ def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
             continue
         answer = _display(c, t)
         opts, ai = _order(answer, dis, f"{c.lecture_id}:{s.idx}:term")
-        label = citation_label(c.lecture_number, s.start_s)
         q = Question(c.lecture_id, _stem("term", c.lecture_number, context + statement), context + statement, opts, ai,
-                     f"The lecture says: “{text}” ({label})", c.lecture_id, s.start_s, kind="term",
+                     f"The lecture says: “{text}”", c.lecture_id, s.start_s, kind="term",
                      explaining=s.text)
         return (1.5 if defining else 0.0) + 0.15 * min(cues, 4) + 0.1 * rarity(t) + 0.5 * _local(c, t) \
             - (0.3 if context else 0.0), q
