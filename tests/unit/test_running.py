@@ -69,8 +69,10 @@ def test_a_taken_port_is_named_with_who_holds_it_and_what_moves_it():
         assert not port_free("127.0.0.1", port)
         # Where /proc shows this process's sockets, the holder is found; where it does not (a sandbox
         # whose /proc belongs to another namespace: CI's clean clone met one), none is named.
-        inode = os.readlink(f"/proc/self/fd/{s.fileno()}")[8:-1] if os.path.exists("/proc/self/fd") else None
-        assert listener_pids(port) == ([os.getpid()] if inode and _listed(inode) else [])
+        inode = str(os.fstat(s.fileno()).st_ino)
+        ours = f"/proc/{os.getpid()}/fd/{s.fileno()}"
+        seen = _listed(inode) and os.path.lexists(ours) and os.readlink(ours) == f"socket:[{inode}]"
+        assert listener_pids(port) == ([os.getpid()] if seen else [])
         e = PortTaken(port, "the gateway service", "LC_GATEWAY_PORT", holder=f"pid {os.getpid()}")
         assert f"port {port} " in str(e) and "LC_GATEWAY_PORT" in str(e) and "LC_PORT_OFFSET" in str(e)
     assert port_free("127.0.0.1", port)  # closed: free again (TIME_WAIT does not count)
