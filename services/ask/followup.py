@@ -23,7 +23,7 @@ _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) 
                        r"example|show (?:me )?an example)\W*(?:please)?\W*$)", re.I)
 _WHY = re.compile(r"^(?:but |and |so )?(?:why|how come|why is that|why so|how so)\W*$", re.I)
 _WHY_OPENING = re.compile(r"^(?:but |and |so )?(?:why|how come)\b", re.I)
-_SWAP = re.compile(r"^(?:(?:and|what|how|but)\b)?\s*(?:(?:about|for|with|regarding|in)\b)?\s*(?:the case of\s+)?(?P<x>.+?)\W*$",
+_SWAP = re.compile(r"^(?:(?:and|what|how|but)\b)?\s*(?:(?:about|for|with|regarding|in)\b)?\s*(?:the case of\s+)?(?P<x>.+?)[^\w%]*$",
                    re.I)  # whole words: "insertion sort" is not "in" + "sertion sort", "without" not "with" + "out"
 _STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how about|and)\s+", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
@@ -35,6 +35,8 @@ _PREPOSITIONS = r"(?:with|without|in|on|for|from|by|after|before|under|over|usin
 _PREPOSITION = re.compile(rf"^{_PREPOSITIONS}\b", re.I)
 # "and above it?": another preposition of the same thing, the previous question's last prepositional phrase
 _PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|them|those|these)$", re.I)
+# A quantity and what it counts: "95%", "5 items", "0.05 significance", "ten" is a word, not a quantity here
+_QUANTITY = re.compile(r"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?)(?:\s*(?P<u>%|[A-Za-z]+))?", re.I)
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -74,6 +76,31 @@ def _narrowed(old: str, new: str) -> str:
     return old
 
 
+def _same_count(a: str, b: str) -> bool:
+    """Whether two words a quantity is said with name the same thing ("items"/"item", "%"/"percent")."""
+    a, b = a.lower().rstrip("s"), b.lower().rstrip("s")
+    return a == b or {a, b} == {"%", "percent"}
+
+
+def _swap_quantity(prev: str, new_topic: str) -> str | None:
+    """``prev`` with its quantity replaced by the one ``new_topic`` is ("How do you build a 95%
+    confidence interval?" + "99%" → "… a 99% confidence interval?"; "… for 5 items?" + "10 items" →
+    "… for 10 items?"): the quantity counting the same thing, else, for a bare number, the last one;
+    None when ``new_topic`` is not a quantity or ``prev`` has none to swap."""
+    new = _QUANTITY.fullmatch(new_topic.strip())
+    if not new:
+        return None
+    old = list(_QUANTITY.finditer(prev))
+    same = [m for m in old if new.group("u") and m.group("u") and _same_count(m.group("u"), new.group("u"))]
+    if same:
+        m = same[-1]
+    elif not new.group("u") and old:
+        m = old[-1]
+    else:
+        return None
+    return prev[:m.start("n")] + new.group("n") + prev[m.end("n"):]
+
+
 def _with_antecedent(text: str, topic: str) -> str:
     """``text`` with its first pronoun replaced by ``topic`` ("its" by "<topic>'s")."""
     return _PRONOUN.sub(lambda m: f"{topic}'s" if m.group(0).lower() == "its" else topic, text, count=1)
@@ -98,6 +125,9 @@ def rewrite(message: str, history: list[str]) -> str:
     if _STARTS_SWAP.match(msg):
         x = _SWAP.match(_STARTS_SWAP.sub("", msg))
         new_topic = _ARTICLE.sub("", x.group("x")) if x else ""  # "a linked list": the article is in prev
+        swapped = _swap_quantity(prev, new_topic)
+        if swapped:  # "and what about 99%?" after "… a 95% confidence interval?"
+            return swapped
         old_topic = _narrowed(_topic(prev, like=new_topic), new_topic)
         of_it = _PREPOSITION_OF_IT.match(new_topic)
         held = list(re.finditer(rf"\b{_PREPOSITIONS}\b", prev, re.I)) if of_it else []

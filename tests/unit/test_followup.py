@@ -111,3 +111,16 @@ def test_this_or_that_is_the_moment_when_there_is_no_earlier_exchange(msg, histo
     assert refers_to_moment(msg, history) is moment
     if moment:
         assert rewrite(msg, history) == msg  # nothing to rewrite it into: the moment says what "this" is
+
+
+@pytest.mark.parametrize("prev,msg,expected", [
+    # a newcomer's trial: "and what about 99%?" became "How do you build a 95% 99?"
+    ("How do you build a 95% confidence interval?", "and what about 99%?", "How do you build a 99% confidence interval?"),
+    ("What does 95% confidence mean?", "what about 99 percent?", "What does 99% confidence mean?"),
+    ("How long does insertion sort take for 5 items?", "and for 10 items?", "How long does insertion sort take for 10 items?"),
+    ("Is a sample of n = 30 always enough?", "and 40?", "Is a sample of n = 40 always enough?"),
+    ("What is the p-value at z of 1.96?", "and 2.5?", "What is the p-value at z of 2.5?"),
+    ("What is the rate constant at 25 degrees?", "what about at 100 degrees?", "What is the rate constant at 100 degrees?"),
+])
+def test_a_quantity_swaps_the_quantity_that_counts_the_same_thing(prev, msg, expected):
+    assert rewrite(msg, [prev]) == expected
