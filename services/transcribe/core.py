@@ -85,8 +85,9 @@ def _segments_to_words(segments, offset_s: float, recent: list[str], prompt: str
             if not token:
                 continue
             start, end = round(float(w.start) + offset_s, 3), round(float(max(w.end, w.start)) + offset_s, 3)
-            if token.startswith("-") and len(words) > first and not w.word.startswith(" "):
-                # the rest of a hyphenated word ("max" + "-heap"): one word, as it is written
+            if len(words) > first and not w.word.startswith(" "):
+                # faster-whisper begins each word with its space and starts a new one at a punctuation token,
+                # so a word without one continues the last: "max" + "-heap", "1" + ".96", "95" + "%", one word
                 prev = words[-1]
                 words[-1] = Word(prev.start_s, end, prev.word + token)
             else:
