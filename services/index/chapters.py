@@ -136,17 +136,22 @@ def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
 
 
 def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: float, end_s: float) -> str:
-    """The title of the slide on screen longest between ``start_s`` and ``end_s`` (seconds), ""
-    when no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time order; a slide
-    stays up until the next one appears (one already up at ``start_s`` counts from there). The
-    lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it."""
-    shown: dict[str, float] = {}
+    """The title of the slide on screen for at least half of the stretch from ``start_s`` to ``end_s``
+    (seconds); when none is, the first titled slide on screen in it (a lecture's or a section's first
+    slide names what follows: an 85-second statistics lecture of five slides was titled by its last, the
+    one up longest); "" when no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time
+    order; a slide stays up until the next one appears (one already up at ``start_s`` counts from there).
+    The lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it."""
+    shown: dict[str, float] = {}  # in the order first shown
     for i, (t, title) in enumerate(slide_titles):
         until = slide_titles[i + 1][0] if i + 1 < len(slide_titles) else end_s
         seen = min(until, end_s) - max(t, start_s)
         if title and seen > 0:
             shown[title] = shown.get(title, 0.0) + seen
-    return max(shown, key=lambda k: shown[k]) if shown else ""
+    if not shown:
+        return ""
+    longest = max(shown, key=lambda k: shown[k])
+    return longest if shown[longest] >= 0.5 * (end_s - start_s) else next(iter(shown))
 
 
 def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3,

@@ -83,6 +83,11 @@ def test_a_chapter_takes_the_title_of_the_slide_shown_longest_in_it():
     assert slide_chapter_title(slides, 140.0, 200.0) == "Insert: sift up"   # 50 s vs the untitled one's 10 s
     assert slide_chapter_title(slides, 0.0, 25.0) == "Binary heaps"
     assert slide_chapter_title([], 0.0, 60.0) == ""
+    # no slide up for half of it (a short lecture in one chapter): its first slide names it
+    lecture = [(0.0, "The central limit theorem"), (14.5, "Standard error"), (32.0, "Confidence intervals"),
+               (48.0, "Building a 95% interval"), (64.0, "Interpreting the interval")]
+    assert slide_chapter_title(lecture, 0.0, 85.0) == "The central limit theorem"
+    assert slide_chapter_title(lecture, 10.0, 85.0) == "The central limit theorem"  # up at the start: it counts
 
 
 def test_make_chapters_prefer_the_slides_spelling_to_the_transcripts():
