@@ -38,6 +38,7 @@ from lecturecopilot import db
 from lecturecopilot.models import EMBED_DIM
 from lecturecopilot.points import ALL_COURSES, DENSE, SEGMENT, SPARSE, SUBCHUNK, bm25, lecture_points
 
+from . import spelling
 from .chargrams import CourseGrams
 from .qdrant_server import QdrantServerBackend
 from .shard_config import Profile, create_shard, dense_params
@@ -246,16 +247,12 @@ class EmbeddedSearchIndex:
             return self._vocab_cache[course_id]
 
     def course_compounds(self, course_id: str) -> dict[str, str]:
-        """Two words the course says side by side at least twice, keyed by the one word they make
-        when joined, where the course never says that word: {"lookup": "look up", "maxheap": "max
-        heap"} (a hyphen parts words too: "max-heap"). For :func:`.spelling.correct`: a student
-        who writes "lookup" asks about what the lecture calls "look up"."""
+        """The words the course never says but says in full, keyed by that word: {"lookup": "look up",
+        "clt": "central limit theorem"} (:func:`.spelling.compounds`). For :func:`.spelling.correct`."""
         with self._lock:
             if course_id not in self._compound_cache:
-                vocab = self.course_vocabulary(course_id)
-                pairs = Counter(f"{a} {b}" for words in self._course_words(course_id) for a, b in zip(words, words[1:])
-                                if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocab)
-                self._compound_cache[course_id] = {p.replace(" ", ""): p for p, n in pairs.items() if n >= 2}
+                self._compound_cache[course_id] = spelling.compounds(self._course_words(course_id),
+                                                                     self.course_vocabulary(course_id))
             return self._compound_cache[course_id]
 
     def _course_words(self, course_id: str) -> list[list[str]]:

@@ -18,12 +18,15 @@ Zero-width and bidi control characters are dropped first (:func:`fold`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
+import wordfreq
 from rapidfuzz.distance import OSA
 
+from lecturecopilot.vocabulary import NUMBER_WORDS, NUMBER_WORDS_LARGE, TERM_STOP
 from lecturecopilot.vocabulary import SPELLING_KEEP as _KEEP
 
 _WORD = re.compile(r"[A-Za-z]+|[^A-Za-z]+")
@@ -36,6 +39,16 @@ def english_words() -> frozenset[str]:
     """Lower-case words of the system word list (empty when it isn't installed)."""
     try:
         return frozenset(w.strip().lower() for w in DICTIONARY.read_text(errors="ignore").splitlines())
+    except OSError:
+        return frozenset()
+
+
+@lru_cache(maxsize=1)
+def lower_case_words() -> frozenset[str]:
+    """The words of the system word list written in lower case there (not names or abbreviations:
+    "cat", not "Ci" or "CNS"); empty when it isn't installed."""
+    try:
+        return frozenset(w.strip() for w in DICTIONARY.read_text(errors="ignore").splitlines() if w.strip().islower())
     except OSError:
         return frozenset()
 
@@ -97,11 +110,70 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
     return "".join(out)
 
 
+# Words left out of an acronym's letters, as in "law of large numbers" (LLN) or "degrees of freedom" (DF)
+_ACRONYM_SKIPS = frozenset("of the a an and to in for on".split())
+# A phrase names a thing when one of its words is below this Zipf frequency (the rule by which exam prep
+# finds a course's terms, services/ask/examprep/terms.py TERM_ZIPF): "max heap", not "set up"
+NAME_ZIPF = 5.5
+
+
+def _names(word: str) -> bool:
+    """Whether ``word`` can be a word of a thing's name: 3 letters or more, not a function, filler or
+    number word (:data:`lecturecopilot.vocabulary.TERM_STOP`, :data:`~lecturecopilot.vocabulary.NUMBER_WORDS`)."""
+    return len(word) >= 3 and word not in TERM_STOP and word not in NUMBER_WORDS and word not in NUMBER_WORDS_LARGE
+
+
+def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str, str]:
+    """The words a course never says but says in full, keyed by that word, for :func:`correct`.
+
+    ``segments``: each segment's lower-case words in order; ``vocabulary``: the course's words with
+    counts. Two kinds:
+
+    - a compound: two words said side by side at least twice (at least 2 letters each, 6 together)
+      whose joined word the course never says: {"lookup": "look up", "maxheap": "max heap"};
+    - an acronym: the initials of a phrase of 2–4 words that can name a thing (:func:`_names`; "of",
+      "and" … inside it skipped: :data:`_ACRONYM_SKIPS`), one of them less common in English than
+      :data:`NAME_ZIPF`, said at least twice; the initials are no lower-case English word
+      (:func:`lower_case_words`: "ci" and "cns" may be acronyms, "cat" may not) and the course never
+      says them: {"clt": "central limit theorem", "lln": "law of large numbers"}. A student writes the
+      acronym of what the lecture says in full. When two phrases give the same letters, the one said
+      more than twice as often as the other wins; else neither is taken.
+    """
+    pairs = Counter(f"{a} {b}" for words in segments for a, b in zip(words, words[1:])
+                    if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocabulary)
+    out = {p.replace(" ", ""): p for p, n in pairs.items() if n >= 2}
+    phrases: Counter = Counter()
+    for words in segments:
+        for i, w in enumerate(words):
+            if not _names(w):
+                continue
+            content = [w]
+            for j in range(i + 1, min(len(words), i + 7)):
+                if words[j] in _ACRONYM_SKIPS:
+                    continue
+                if not _names(words[j]) or len(content) == 4:
+                    break
+                content.append(words[j])
+                phrases[(" ".join(words[i:j + 1]), "".join(c[0] for c in content))] += 1
+    by_letters: dict[str, list[tuple[int, str]]] = {}
+    for (phrase, letters), n in phrases.items():
+        if n >= 2 and letters not in vocabulary and letters not in lower_case_words() \
+                and min(wordfreq.zipf_frequency(w, "en") for w in phrase.split() if w not in _ACRONYM_SKIPS) < NAME_ZIPF:
+            by_letters.setdefault(letters, []).append((n, phrase))
+    for letters, found in by_letters.items():
+        found.sort(reverse=True)
+        if len(found) == 1 or found[0][0] > 2 * found[1][0]:
+            out.setdefault(letters, found[0][1])
+    return out
+
+
 def _split(word: str, vocabulary: dict[str, int], compounds: dict[str, str]) -> str:
     """``word`` as the course's two words when it says them and never ``word`` ("lookup" → "look
-    up", "Lookup" → "Look up", and a plural: "lookups" → "look ups"); else ``word``."""
+    up", "Lookup" → "Look up", and a plural: "lookups" → "look ups"), an acronym of what it says as
+    the phrase ("CLT" → "Central limit theorem"; one of two letters only typed in capitals: "CI", not
+    "ci"); else ``word``."""
     low = word.lower()
-    if low in vocabulary:
+    if low in vocabulary or (len(low.removesuffix("s")) < 3 and not word[:2].isupper()):
         return word
     if low in compounds:
         two = compounds[low]
@@ -109,4 +181,4 @@ def _split(word: str, vocabulary: dict[str, int], compounds: dict[str, str]) -> 
         two = compounds[low[:-1]] + "s"
     else:
         return word
-    return two.capitalize() if word[0].isupper() else two
+    return two.capitalize() if word[0].isupper() and not word[:2].isupper() else two  # "CLT": an acronym, not a capital

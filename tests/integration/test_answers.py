@@ -312,6 +312,7 @@ def short_course(stack):
                                      "explain chaining please", "chaining vs open addressing",
                                      "compare chaining and open addressing",
                                      "chainning colisions",
+                                     "what is OA?",  # the acronym of what it says in full: "open addressing"
                                      *DEMO_QUESTIONS[:3]])  # the demo's own covered questions
 def test_a_short_course_answers_requests_and_common_words(stack, short_course, message):
     """Words a short course never says ("work", "explain") are no sign the topic is missing."""
@@ -382,3 +383,15 @@ def test_an_answer_streams_only_when_the_client_accepts_a_stream_and_is_never_st
         with requests.post(url, json={"question": Q}, headers={"Accept": accept}, timeout=60, stream=True) as r:
             assert r.headers["Content-Type"].startswith("text/event-stream"), (accept, r.headers)
             assert r.headers["Cache-Control"] == "no-store" and b"event: done" in r.content
+
+
+def test_an_acronym_is_searched_as_the_phrase_the_course_says_in_full(stack, short_course):
+    """The demo excerpt says "open addressing" often and never "OA": "OA" is searched as it."""
+    def search(q):
+        r = requests.post(f"{stack.base}/api/courses/{short_course}/search", json={"query": q, "k": 6}, timeout=30)
+        assert r.status_code == 200, r.text
+        return [(x["start_s"], round(x["score"], 6)) for x in r.json()["results"]]
+
+    got = search("How does OA work?")
+    assert got and got == search("How does open addressing work?") and got != search("How does it work?")
+

@@ -96,9 +96,10 @@ def test_the_course_compounds_are_pairs_said_twice_whose_joined_word_it_never_sa
              ("L1", 1): "Each max heap keeps the max at the root; the backup is a lookup table.",
              ("L2", 0): "look up look up data base data base set up set up"}
     index.segments = {k: Hit(f"{k}", k[0], 1, k[1], 0.0, 1.0, t, 0.0) for k, t in texts.items()}
-    assert index.course_compounds("c1") == {"maxheap": "max heap"}  # it says "lookup" itself, once
+    # it says "lookup" itself, once; "max heap" is said twice, so "MH" stands for it too
+    assert index.course_compounds("c1") == {"maxheap": "max heap", "mh": "max heap"}
     # courses never mix; "setup" is too short to be taken apart (under 6 letters)
-    assert index.course_compounds("c2") == {"lookup": "look up", "database": "data base"}
+    assert index.course_compounds("c2") == {"lookup": "look up", "database": "data base", "db": "data base"}
 
 
 @pytest.mark.parametrize("typed,expected", [
@@ -119,3 +120,49 @@ def test_a_plural_the_course_never_says_and_a_short_question_word_are_targets(ty
 def test_a_short_word_is_never_corrected_to_a_course_word(typed):
     vocab = {**VOCAB, "sad": 4, "did": 9, "dos": 3, "bus": 2, "pcs": 1, "ate": 2, "rsx": 2, "svm": 3}
     assert correct(typed, vocab) == typed
+
+
+def _course(*texts: str) -> tuple[list[list[str]], dict[str, int]]:
+    import re
+    from collections import Counter
+
+    segments = [re.findall(r"[a-z]+", t.lower()) for t in texts]
+    return segments, dict(Counter(w for s in segments for w in s))
+
+
+def test_an_acronym_stands_for_a_phrase_the_course_says_in_full():
+    from services.ask.spelling import compounds
+
+    segments, vocab = _course(
+        "The central limit theorem says the sample mean is nearly normal. A confidence interval follows.",
+        "By the central limit theorem, a confidence interval is the mean plus or minus 1.96 standard errors.",
+        "The law of large numbers is another matter. The law of large numbers says the mean converges.",
+        "We set up the data. We set up a table.")
+    found = compounds(segments, vocab)
+    assert found["clt"] == "central limit theorem" and found["ci"] == "confidence interval"
+    assert found["lln"] == "law of large numbers"  # "of" is not one of its letters
+    assert "su" not in found  # "set up" names nothing: both words are function words of English
+    assert "cltsm" not in found and "tsm" not in found  # "says the sample mean" once; not a name either
+
+
+def test_letters_two_phrases_share_stand_for_neither_unless_one_is_said_far_more():
+    from services.ask.spelling import compounds
+
+    both, vocab = _course("priority queue priority queue", "partial quotient partial quotient")
+    assert "pq" not in compounds(both, vocab)
+    one, vocab = _course("priority queue " * 5, "partial quotient partial quotient")
+    assert compounds(one, vocab)["pq"] == "priority queue"
+
+
+def test_a_question_in_acronyms_is_searched_as_the_course_says_it():
+    from services.ask.spelling import compounds
+
+    segments, vocab = _course("the central limit theorem and the confidence interval",
+                              "the central limit theorem and the confidence interval")
+    found = compounds(segments, vocab)
+    assert correct("what is the CLT?", vocab, found) == "what is the central limit theorem?"
+    assert correct("what does the clt say", vocab, found) == "what does the central limit theorem say"
+    assert correct("How wide are CIs?", vocab, found) == "How wide are confidence intervals?"
+    assert correct("is ci wide?", vocab, found) == "is ci wide?"  # two letters: only in capitals
+    said, vocab = _course("the CLT says it: the central limit theorem", "the central limit theorem again")
+    assert correct("what is the CLT?", vocab, compounds(said, vocab)) == "what is the CLT?"  # the course says CLT
