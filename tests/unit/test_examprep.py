@@ -291,3 +291,23 @@ def test_numbered_and_listed_options_are_kept_out_of_answers():
     assert ep.strip_answer_reveals(said, numbered) == ["A node has 2 children."]  # a bare number is no label
     listed = "Which sort runs in linear time? Options: merge sort / radix sort / selection sort"
     assert ep.strip_answer_reveals(["Radix sort is linear.", "Keys are digits."], listed) == ["Keys are digits."]
+
+
+def test_a_set_varies_its_wrong_options_where_the_course_offers_others():
+    """A trial's set offered "precise estimates" as a wrong option in four of five questions."""
+    from services.ask.examprep.questions import MAX_PER_DISTRACTOR, Question, _picked
+
+    def q(i: int, answer: str, wrong: list[str], alternatives: tuple[str, ...]) -> tuple[float, Question]:
+        return 1.0 - i / 10, Question("L", f"stem {i}", f"statement {i} ____", [answer, *wrong], 0, "", "L", float(i),
+                                      alternatives=alternatives)
+
+    cands = [q(i, f"answer {i}", ["precise estimates", "probability", f"other {i}"], (f"spare {i}", f"more {i}"))
+             for i in range(5)]
+    picked = _picked(cands, 5, 2)
+    assert len(picked) == 5 and all(p.options[p.answer_index] == f"answer {i}" for i, p in enumerate(picked))
+    for o in ("precise estimates", "probability"):
+        assert sum(o in p.options for p in picked) == MAX_PER_DISTRACTOR
+    assert all(len(set(p.options)) == 4 for p in picked)
+    # without alternatives a question keeps its options: a set never loses a question for this
+    bare = _picked([q(i, f"answer {i}", ["precise estimates", "probability", f"other {i}"], ()) for i in range(5)], 5, 2)
+    assert all("precise estimates" in p.options for p in bare)

@@ -7,7 +7,7 @@ import hashlib
 import math
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 import numpy as np
@@ -50,6 +50,7 @@ class Question:
     kind: str = "term"
     subject: str = ""
     explaining: str = ""
+    alternatives: tuple[str, ...] = ()  # more wrong options, nearest first, for a set to vary its options
 
     @property
     def answer(self) -> str:
@@ -248,14 +249,14 @@ def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
         if len(_content(predicate)) < (2 if defining else 3):
             continue
         dis = term_distractors(t, predicate, c.vocab, c.text, c.embed,
-                               picks=DistractorPicks(avoid=context + text, lecture_terms=c.lecture_terms))
+                               picks=DistractorPicks(avoid=context + text, lecture_terms=c.lecture_terms, n=6))
         if len(dis) < 3:
             continue
         answer = _display(c, t)
-        opts, ai = _order(answer, dis, f"{c.lecture_id}:{s.idx}:term")
+        opts, ai = _order(answer, dis[:3], f"{c.lecture_id}:{s.idx}:term")
         q = Question(c.lecture_id, _stem("term", c.lecture_number, context + statement), context + statement, opts, ai,
                      f"The lecture says: “{text}”", c.lecture_id, s.start_s, kind="term",
-                     explaining=s.text)
+                     explaining=s.text, alternatives=tuple(dis[3:]))
         return (1.5 if defining else 0.0) + 0.15 * min(cues, 4) + 0.1 * rarity(t) + 0.5 * _local(c, t) \
             - (0.3 if context else 0.0), q
     return None
@@ -280,18 +281,37 @@ def _display(c: _Course, said: str) -> str:
     return " ".join(surf)
 
 
+MAX_PER_DISTRACTOR = 2  # a wrong option offered in more questions of one set is one a student learns to skip
+
+
+def _varied(q: Question, offered: Counter) -> Question:
+    """``q`` with each wrong option already offered in :data:`MAX_PER_DISTRACTOR` questions of the set
+    (``offered``: lower-case option → questions) replaced by the nearest of its ``alternatives`` that is
+    not, where one is left; the answer keeps its place."""
+    spare = [a for a in q.alternatives if offered[a.lower()] < MAX_PER_DISTRACTOR]
+    options = list(q.options)
+    for i, o in enumerate(options):
+        if i != q.answer_index and offered[o.lower()] >= MAX_PER_DISTRACTOR and spare:
+            options[i] = spare.pop(0)
+    return q if options == q.options or len(set(options)) != 4 else replace(q, options=options)
+
+
 def _picked(cands: list[tuple[float, Question]], max_questions: int, max_per_answer: int) -> list[Question]:
     """The best ``max_questions`` candidates, at most ``max_per_answer`` with one answer and one
-    per cited moment, in lecture order."""
+    per cited moment, in lecture order, their wrong options varied across the set (:func:`_varied`: a
+    trial's set offered "precise estimates" in four of five questions)."""
     cands.sort(key=lambda x: -x[0])
     picked: list[Question] = []
     per_answer: Counter = Counter()
+    offered: Counter = Counter()
     for _, q in cands:
         key = q.answer.lower()
         if per_answer[key] >= max_per_answer or any(p.cite_t_s == q.cite_t_s for p in picked):
             continue
+        q = _varied(q, offered)
         picked.append(q)
         per_answer[key] += 1
+        offered.update(o.lower() for i, o in enumerate(q.options) if i != q.answer_index)
         if len(picked) == max_questions:
             break
     return sorted(picked, key=lambda q: q.cite_t_s)
