@@ -110,3 +110,44 @@ def denoise_slide(text: str) -> str:
     kept = [t for t, d in zip(toks, drop) if not d]
     out = re.sub(r"\s+([.,:;!?])", r"\1", " ".join(kept)).strip().rstrip(":").strip()
     return out if re.search(r"[A-Za-z]", out) else ""
+
+
+def _line_key(line: str) -> str:
+    """A line as it recurs from slide to slide: lower case, list marker and punctuation dropped, every
+    number alike ("BIO 101 · Cell Biology 3" and "… 4" are one footer)."""
+    text = strip_bullet(line)[1].lower()
+    return " ".join(re.sub(r"\d+", "#", re.sub(r"[^\w\s]", " ", text)).split())
+
+
+def _alike(key: str, keys) -> bool:
+    """Whether ``key`` is one of ``keys`` but for OCR's slips (rapidfuzz ratio ≥ 90: "lntroductory")."""
+    from rapidfuzz import fuzz, process
+
+    return bool(keys) and process.extractOne(key, list(keys), scorer=fuzz.ratio, score_cutoff=90) is not None
+
+
+def recurring_lines(slides: Sequence[Sequence[str]], *, min_slides: int = 3, share: float = 0.5) -> frozenset[str]:
+    """The keys (:func:`_line_key`) of the lines a lecture's slides repeat below their first line: a
+    footer or running header (course code, university, author, date, page number) that would
+    otherwise join every slide's text, be quoted in answers and blanked in practice questions.
+    ``slides``: each slide's OCR'd lines, top to bottom. A line recurs when it is, give or take OCR's
+    slips (:func:`_alike`), on at least ``min_slides`` slides and on at least ``share`` of the slides
+    of two lines or more; a slide's first line is never counted (a title repeated on every slide is
+    still its title)."""
+    full = sum(1 for s in slides if len([ln for ln in s if ln.strip()]) >= 2)
+    per_slide = [{k for ln in list(lines)[1:] if ln.strip() and re.search(r"[a-z#]", k := _line_key(ln))}
+                 for lines in slides]
+    out = set()
+    for key in set().union(*per_slide) if per_slide else ():
+        n = sum(1 for keys in per_slide if key in keys or _alike(key, keys))
+        if n >= min_slides and n >= share * full:
+            out.add(key)
+    return frozenset(out)
+
+
+def without_recurring(lines: Sequence[str], recurring: frozenset[str]) -> tuple[str, ...]:
+    """``lines`` (one slide's, top to bottom) without those :func:`recurring_lines` found, its first kept."""
+    if not recurring:
+        return tuple(lines)
+    return tuple(ln for i, ln in enumerate(lines)
+                 if i == 0 or not (_line_key(ln) in recurring or _alike(_line_key(ln), recurring)))

@@ -145,15 +145,16 @@ def make_web_copy(event: ev.LectureUploaded, ctx: StageContext):
 
 def _read_and_store_slides(ctx: StageContext, path: Path | None, info: media.ProbeResult | None,
                            duration_s: float, progress) -> list[slides_mod.Slide]:
-    """Reads the slides of the video at ``path`` and replaces the lecture's slides in Postgres with
-    them; a video that cannot be decoded logs the reason and yields none."""
+    """Reads the slides of the video at ``path`` (their footers and running headers left out:
+    :func:`slides_mod.without_footers`) and replaces the lecture's slides in Postgres with them; a
+    video that cannot be decoded logs the reason and yields none."""
     found: list[slides_mod.Slide] = []
     if path is not None and path.exists():
         try:
             info = info or media.probe(path)
             if info.video_codec is not None:
-                found = slides_mod.detect_slides(path, info=info, progress=progress,
-                                                 duration_s=info.duration_s or duration_s or 0.0)
+                found = slides_mod.without_footers(slides_mod.detect_slides(
+                    path, info=info, progress=progress, duration_s=info.duration_s or duration_s or 0.0))
         except (media.MediaError, RuntimeError) as e:
             log.warning("slides of %s not read: %s", ctx.lecture_id, e)
     records.save_slides(ctx.pool, ctx.lecture_id, [(s.start_s, s.end_s, s.lines) for s in found])

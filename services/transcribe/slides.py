@@ -52,7 +52,7 @@ from PIL import Image, ImageFilter
 from rapidfuzz import fuzz
 
 from lecturecopilot import media
-from lecturecopilot.slidetext import slide_sentence
+from lecturecopilot.slidetext import recurring_lines, slide_sentence, without_recurring
 
 log = logging.getLogger(__name__)
 
@@ -384,3 +384,11 @@ def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | N
             shown.append(lines)
     log.info("slides: %d key frames, %d OCR calls, %d slides", len(keys), ocr_calls, len(found))
     return found
+
+
+def without_footers(found: list[Slide]) -> list[Slide]:
+    """``found`` (a lecture's slides, :func:`detect_slides`) without the lines its slides repeat below
+    their first (a footer or running header: :func:`lecturecopilot.slidetext.recurring_lines`), which
+    are layout, not what a slide says; a slide left with no line is dropped."""
+    recurring = recurring_lines([s.lines for s in found])
+    return [Slide(s.start_s, s.end_s, kept) for s in found if (kept := without_recurring(s.lines, recurring))]

@@ -74,3 +74,31 @@ def test_slide_only_fact_is_answered_with_a_citation_at_the_slide(stack, slide_v
     chapters = requests.get(f"{stack.base}/api/lectures/{lecture_id}", timeout=30).json()["chapters"]
     assert chapters and all(max(fuzz.ratio(c["title"].lower(), p.slide_title.lower()) for p in PARTS) >= 90
                             for c in chapters), chapters
+
+
+FOOTER = "BIO 101 · Introductory Cell Biology"
+FOOTED = [Part(title, "", narration, slide_lines=(*lines, FOOTER)) for title, lines, narration in [
+    ("Osmosis", ("Diffusion of water across a membrane", "Aquaporins speed it up"),
+     "Osmosis is the diffusion of water across a membrane."),
+    ("Active transport", ("Moves solutes against their gradient", "Uses energy from ATP"),
+     "Active transport moves solutes against their gradient."),
+    ("The sodium-potassium pump", ("Three sodium ions out", "Two potassium ions in"),
+     "The pump moves three sodium ions out and two potassium ions in."),
+    ("Tonicity", ("Hypertonic solution: the cell shrinks", "Hypotonic solution: the cell swells"),
+     "In a hypertonic solution the cell shrinks.")]]
+
+
+def test_a_footer_on_every_slide_is_left_out_of_what_slides_say(tmp_path):
+    """A real deck's footer (course code and name on every slide) was joined to every slide's text,
+    quoted in answers and blanked in practice questions; read from a real video, it is left out."""
+    from services.transcribe.slides import without_footers
+
+    video = synth_lecture(FOOTED, tmp_path / "footed.mp4", gap_s=0.5)
+    read = detect_slides(video.path, duration_s=video.duration_s)
+    assert len(read) == len(FOOTED) and all(any("Biology" in ln for ln in s.lines) for s in read), read
+    kept = without_footers(read)
+    assert len(kept) == len(FOOTED)
+    for slide, part in zip(kept, FOOTED):
+        assert not any("Biology" in ln or "BIO" in ln for ln in slide.lines), slide.lines
+        assert fuzz.ratio(slide.lines[0].lower(), part.slide_title.lower()) >= 90, slide.lines
+        assert len(slide.lines) == 1 + len(part.slide_lines) - 1, slide.lines  # the body kept, line by line

@@ -142,3 +142,29 @@ def test_a_slide_whose_items_share_no_word_with_the_question_is_quoted_as_its_li
     assert listed.startswith("On the slide \u201cOsmosis\u201d: \u201cWater crosses a semipermeable membrane; From")
     assert listed.endswith("Plant cells become turgid; \u2026\u201d.")  # whole items within SLIDE_WORDS
 
+
+
+def test_lines_repeated_below_most_slides_titles_are_recurring():
+    from lecturecopilot.slidetext import recurring_lines, without_recurring
+
+    deck = [("Osmosis", "Diffusion of water", "BIO 101 · Cell Biology   2"),
+            ("• Aquaporins speed it up",),  # a build step: one line, not counted among full slides
+            ("Active transport", "Uses ATP", "BIO 101 · Cell Biology   3"),
+            ("Pump", "3 Na out, 2 K in", "BIO 101· Cell Biologv   4"),  # an OCR slip
+            ("Tonicity", "Hypertonic: shrinks", "Hypotonic: swells")]
+    recurring = recurring_lines(deck)
+    assert [without_recurring(s, recurring) for s in deck] == [
+        ("Osmosis", "Diffusion of water"), ("• Aquaporins speed it up",), ("Active transport", "Uses ATP"),
+        ("Pump", "3 Na out, 2 K in"), ("Tonicity", "Hypertonic: shrinks", "Hypotonic: swells")]
+
+
+def test_a_title_or_a_line_on_few_slides_is_no_footer():
+    from lecturecopilot.slidetext import recurring_lines
+
+    same_title = [("Dijkstra", line) for line in ("relax every edge", "pop the nearest vertex", "a priority queue",
+                                                  "non-negative weights", "shortest paths tree")]
+    assert recurring_lines(same_title) == frozenset()  # a first line never counts
+    twice = [("A", "x", "shared line"), ("B", "y", "shared line"), ("C", "z"), ("D", "w")]
+    assert recurring_lines(twice) == frozenset()  # on 2 slides: under the 3 a footer needs
+    half = [("A", "x", "shared line"), ("B", "y", "shared line"), ("C", "z", "shared line")] + [(w.upper(), w) for w in ("alpha", "beta", "gamma", "delta")]
+    assert recurring_lines(half) == frozenset()  # on 3 of 7 full slides: under half
