@@ -24,6 +24,7 @@ answer is one uncited sentence (the decline text, the policy reply...). Times: `
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import math
 import uuid
@@ -264,6 +265,10 @@ def _reply(request: AnswerRequest, question: str, said, about: bool, ports: AskP
         ans.outcome = fallback.Outcome("outline")
         yield from from_outline
     else:
+        scope = outline.lecture_scope(question)  # "How is ATP used in lecture 1?": searched in lecture 1 only
+        named = next((lecture for lecture in lectures if scope and lecture.number == scope[0]), None)
+        if named is not None and scope[1]:
+            request, question = dataclasses.replace(request, lecture_id=named.id), scope[1]
         yield from _retrieved(request, question, said, ports, config, ans, {l.id: l.title for l in lectures})
 
 

@@ -37,6 +37,7 @@ _PREPOSITION = re.compile(rf"^{_PREPOSITIONS}\b", re.I)
 _PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|them|those|these)$", re.I)
 # A quantity and what it counts: "95%", "5 items", "0.05 significance", "ten" is a word, not a quantity here
 _QUANTITY = re.compile(r"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?)(?:\s*(?P<u>%|[A-Za-z]+))?", re.I)
+_LABELLED = re.compile(r"\b(?P<u>[A-Za-z]+)\s*#?\s*(?P<n>\d+)\b")  # "lecture 1", "step 3", "chapter #2"
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -85,8 +86,14 @@ def _same_count(a: str, b: str) -> bool:
 def _swap_quantity(prev: str, new_topic: str) -> str | None:
     """``prev`` with its quantity replaced by the one ``new_topic`` is ("How do you build a 95%
     confidence interval?" + "99%" → "… a 99% confidence interval?"; "… for 5 items?" + "10 items" →
-    "… for 10 items?"): the quantity counting the same thing, else, for a bare number, the last one;
-    None when ``new_topic`` is not a quantity or ``prev`` has none to swap."""
+    "… for 10 items?"; "… in lecture 1?" + "in lecture 2" → "… in lecture 2?"): the quantity counting
+    the same thing, else, for a bare number, the last one; None when ``new_topic`` is not a quantity
+    or ``prev`` has none to swap."""
+    topic = _PREPOSITION.sub("", new_topic.strip()).strip()
+    label = _LABELLED.fullmatch(topic)  # "lecture 2" after "… in lecture 1?": the number of the same label
+    if label:
+        same = [m for m in _LABELLED.finditer(prev) if m.group("u").lower() == label.group("u").lower()]
+        return prev[:same[-1].start("n")] + label.group("n") + prev[same[-1].end("n"):] if same else None
     new = _QUANTITY.fullmatch(new_topic.strip())
     if not new:
         return None

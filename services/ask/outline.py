@@ -54,6 +54,29 @@ def lecture_ref(text: str) -> int | None:
     return None
 
 
+# "How is ATP used in lecture 1?", "what did the second lecture say about entropy?": a question about a topic
+# scoped to one lecture by name (a preposition before it, or the lecture as the subject that says something);
+# not "L2" or "class 2", which are a field's words too ("L2 regularization", "class 2 error")
+_LECTURE = rf"(?:lecture|lec\.?)\s*(?:#|no\.?|number)?\s*(?P<n>\d{{1,4}}|{'|'.join(_NUMBER_WORDS)})\b"
+_NTH_LECTURE = rf"(?:(?P<d>\d{{1,4}})(?:st|nd|rd|th)|(?P<o>{'|'.join(_ORDINALS)}))\s+lecture\b"
+_SCOPES = (re.compile(rf"[,\s]*\b(?:in|from|during|within|of|for|according to)\s+(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})", re.I),
+           re.compile(rf"\b(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})(?=\s+(?:says?|said|covers?|covered|explains?|"
+                      r"explained|mentions?|mentioned|shows?|showed)\b)", re.I))
+
+
+def lecture_scope(question: str) -> tuple[int, str] | None:
+    """``(lecture number, the question without its naming)`` when ``question`` asks about a topic in
+    one lecture it names ("How is ATP used in lecture 1?" → ``(1, "How is ATP used?")``; "what did
+    the second lecture say about entropy?" → ``(2, "what did say about entropy?")``); None otherwise."""
+    m = next((m for m in (p.search(question) for p in _SCOPES) if m), None)
+    if not m:
+        return None
+    n = m.group("n") or m.group("d") or m.group("o")
+    number = int(n) if n.isdigit() else _NUMBER_WORDS.get(n.lower()) or _ORDINALS[n.lower()]
+    rest = " ".join((question[:m.start()] + question[m.end():]).split()).strip(" ,;:")
+    return number, rest
+
+
 # what a question asks of one lecture it names: its chapters, topics, summary, what it is about
 _OF_LECTURE = re.compile(r"\b(?:chapters?|sections?|parts|topics?|outline|overview|summar(?:y|i[sz]e)|contents?|"
                          r"agenda|about|covers?|covered|discuss(?:es|ed)?|teach(?:es)?|go(?:es)? over|happens? in)\b", re.I)

@@ -395,3 +395,41 @@ def test_an_acronym_is_searched_as_the_phrase_the_course_says_in_full(stack, sho
     got = search("How does OA work?")
     assert got and got == search("How does open addressing work?") and got != search("How does it work?")
 
+
+
+def _captions_lecture(stack, course_id: str, number: int, title: str, lines: list[str]) -> str:
+    cues = ["WEBVTT", ""]
+    for i, line in enumerate(lines):
+        cues += [f"00:{i * 12 // 60:02d}:{i * 12 % 60:02d}.000 --> 00:{(i * 12 + 11) // 60:02d}:{(i * 12 + 11) % 60:02d}.000",
+                 line, ""]
+    r = requests.post(f"{stack.base}/api/courses/{course_id}/lectures", headers=stack.admin, timeout=30,
+                      files={"captions": (f"l{number}.vtt", "\n".join(cues).encode(), "text/vtt")},
+                      data={"title": title, "number": str(number)})
+    assert r.status_code == 202, r.text
+    assert stack.wait_ready(r.json()["lecture_id"], timeout_s=120)["status"] == "ready"
+    return r.json()["lecture_id"]
+
+
+def test_a_question_naming_a_lecture_is_answered_from_that_lecture(stack):
+    """A trial's "How is ATP used in lecture 1?" was answered from lecture 2 alone ("Welcome to Lecture 2.")."""
+    course_id = stack.create_course("Cell biology (scoped questions)")
+    one = _captions_lecture(stack, course_id, 1, "Membranes and transport", [
+        "Welcome to lecture one, on membranes and transport.",
+        "The sodium potassium pump uses ATP to push three sodium ions out of the cell.",
+        "Each cycle of the pump spends one ATP and brings two potassium ions in.",
+        "Active transport uses ATP because it moves ions against their gradient."])
+    two = _captions_lecture(stack, course_id, 2, "Cellular respiration", [
+        "Welcome to lecture two, on cellular respiration.",
+        "Glycolysis splits glucose and makes two ATP in the cytoplasm.",
+        "The electron transport chain and ATP synthase make most of the ATP.",
+        "In all, one glucose gives about thirty ATP."])
+    for question, lecture in [("How is ATP used in lecture 1?", one), ("How is ATP made in lecture two?", two),
+                              ("What does lecture 2 say about ATP?", two)]:
+        ans = ask(stack, course_id, question)
+        cited = {c["lecture_id"] for s in ans["sentences"] for c in s["citations"]}
+        assert not ans["declined"] and cited == {lecture}, (question, ans)
+    follow = ask(stack, course_id, "How is ATP used in lecture 1?")
+    ans = ask(stack, course_id, "and in lecture 2?", conversation_id=follow["conversation_id"])
+    assert ans["rewritten_question"] == "How is ATP used in lecture 2?" and \
+        {c["lecture_id"] for s in ans["sentences"] for c in s["citations"]} == {two}, ans
+    assert ask(stack, course_id, "What is a hash table in lecture 1?")["declined"]  # scoped, still gated

@@ -121,6 +121,9 @@ def test_this_or_that_is_the_moment_when_there_is_no_earlier_exchange(msg, histo
     ("Is a sample of n = 30 always enough?", "and 40?", "Is a sample of n = 40 always enough?"),
     ("What is the p-value at z of 1.96?", "and 2.5?", "What is the p-value at z of 2.5?"),
     ("What is the rate constant at 25 degrees?", "what about at 100 degrees?", "What is the rate constant at 100 degrees?"),
+    # a label and its number: "and in lecture 2?" gave "… in lecture 2 1?"
+    ("How is ATP used in lecture 1?", "and in lecture 2?", "How is ATP used in lecture 2?"),
+    ("What happens in step 2 of glycolysis?", "and step 3?", "What happens in step 3 of glycolysis?"),
 ])
 def test_a_quantity_swaps_the_quantity_that_counts_the_same_thing(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected

@@ -11,7 +11,7 @@ from services.ask.disfluency import clean
 from services.ask.examprep import quiz_intent
 from services.ask.followup import continues
 from services.ask.moment import points_at_screen
-from services.ask.outline import asks_for_outline, asks_for_unnamed_outline
+from services.ask.outline import asks_for_outline, asks_for_unnamed_outline, lecture_scope
 from services.ask.requests_policy import unsupported
 
 # -- outline: what one lecture, or the lecture at hand, holds -------------------------------------
@@ -31,6 +31,33 @@ NOT_OUTLINE_OF_A_LECTURE = [
     "What is the outline of a cell membrane in lecture 1?",   # a topic that says "outline"
     "how long does lecture 3 take to explain entropy",        # a topic with a duration word
 ]
+# -- a topic asked of one lecture: searched in that lecture only (services.ask.outline.lecture_scope) ------
+SCOPED_TO_A_LECTURE = [  # (question, the lecture it names, the question searched)
+    ("How is ATP used in lecture 1?", 1, "How is ATP used?"),                             # biology
+    ("In lecture 2, what is price elasticity of demand?", 2, "what is price elasticity of demand?"),  # economics
+    ("What did lecture 6 say about Le Chatelier's principle?", 6, "What did say about Le Chatelier's principle?"),
+    ("what is entropy according to the second lecture", 2, "what is entropy"),  # physics
+    ("explain the SVD from lecture twelve", 12, "explain the SVD"),                      # linear algebra
+]
+NOT_SCOPED = [
+    "What is L2 regularization?",                    # machine learning: a field's "L2", not lecture 2
+    "What is a class 2 error?",                      # statistics
+    "How many lectures does the course have?",       # the course
+    "Which lecture covers Maxwell's equations?",     # where, not in which
+    "What is the lecture about?",                    # the lecture at hand
+]
+
+
+@pytest.mark.parametrize("question, number, rest", SCOPED_TO_A_LECTURE)
+def test_a_topic_asked_of_a_named_lecture(question, number, rest):
+    assert lecture_scope(question) == (number, rest)
+
+
+@pytest.mark.parametrize("question", NOT_SCOPED)
+def test_a_question_naming_no_lecture_is_not_scoped(question):
+    assert lecture_scope(question) is None
+
+
 UNNAMED_OUTLINE = [
     "What are the chapters?",
     "Give me an outline of the lecture",
