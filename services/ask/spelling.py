@@ -133,11 +133,12 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
       whose joined word the course never says: {"lookup": "look up", "maxheap": "max heap"};
     - an acronym: the initials of a phrase of 2–4 words that can name a thing (:func:`_names`; "of",
       "and" … inside it skipped: :data:`_ACRONYM_SKIPS`), one of them less common in English than
-      :data:`NAME_ZIPF`, said at least twice; the initials are no lower-case English word
-      (:func:`lower_case_words`: "ci" and "cns" may be acronyms, "cat" may not) and the course never
-      says them: {"clt": "central limit theorem", "lln": "law of large numbers"}. A student writes the
-      acronym of what the lecture says in full. When two phrases give the same letters, the one said
-      more than twice as often as the other wins; else neither is taken.
+      :data:`NAME_ZIPF`, said at least twice: {"clt": "central limit theorem", "lln": "law of large
+      numbers"}. A student writes the acronym of what the lecture says in full. When the initials are
+      a lower-case English word (:func:`lower_case_words`: "etc", not "ci" or "cns") or the course says
+      them too (a slide's "ETC"), the key is in capitals, {"ETC": "electron transport chain"}: only an
+      acronym typed in capitals stands for it, and the phrase is added beside it. When two phrases give
+      the same letters, the one said more than twice as often as the other wins; else neither is taken.
     """
     pairs = Counter(f"{a} {b}" for words in segments for a, b in zip(words, words[1:])
                     if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocabulary)
@@ -157,22 +158,26 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
                 phrases[(" ".join(words[i:j + 1]), "".join(c[0] for c in content))] += 1
     by_letters: dict[str, list[tuple[int, str]]] = {}
     for (phrase, letters), n in phrases.items():
-        if n >= 2 and letters not in vocabulary and letters not in lower_case_words() \
-                and min(wordfreq.zipf_frequency(w, "en") for w in phrase.split() if w not in _ACRONYM_SKIPS) < NAME_ZIPF:
+        if n >= 2 and min(wordfreq.zipf_frequency(w, "en") for w in phrase.split() if w not in _ACRONYM_SKIPS) < NAME_ZIPF:
             by_letters.setdefault(letters, []).append((n, phrase))
     for letters, found in by_letters.items():
         found.sort(reverse=True)
         if len(found) == 1 or found[0][0] > 2 * found[1][0]:
-            out.setdefault(letters, found[0][1])
+            capitals_only = letters in vocabulary or letters in lower_case_words()
+            out.setdefault(letters.upper() if capitals_only else letters, found[0][1])
     return out
 
 
 def _split(word: str, vocabulary: dict[str, int], compounds: dict[str, str]) -> str:
     """``word`` as the course's two words when it says them and never ``word`` ("lookup" → "look
     up", "Lookup" → "Look up", and a plural: "lookups" → "look ups"), an acronym of what it says as
-    the phrase ("CLT" → "Central limit theorem"; one of two letters only typed in capitals: "CI", not
-    "ci"); else ``word``."""
+    the phrase ("CLT" → "central limit theorem"; one of two letters only typed in capitals: "CI", not
+    "ci"), an acronym typed in capitals that the course also says, followed by its phrase ("ETC" →
+    "ETC electron transport chain"); else ``word``."""
     low = word.lower()
+    typed = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "ETCs": the plural of "ETC"
+    if typed.isupper() and typed in compounds:  # an acronym the course also says, or an English word's letters
+        return f"{word} {compounds[typed]}{'s' if typed != word else ''}"
     if low in vocabulary or (len(low.removesuffix("s")) < 3 and not word[:2].isupper()):
         return word
     if low in compounds:

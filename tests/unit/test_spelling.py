@@ -165,4 +165,10 @@ def test_a_question_in_acronyms_is_searched_as_the_course_says_it():
     assert correct("How wide are CIs?", vocab, found) == "How wide are confidence intervals?"
     assert correct("is ci wide?", vocab, found) == "is ci wide?"  # two letters: only in capitals
     said, vocab = _course("the CLT says it: the central limit theorem", "the central limit theorem again")
-    assert correct("what is the CLT?", vocab, compounds(said, vocab)) == "what is the CLT?"  # the course says CLT
+    # the course says "CLT" too: the phrase joins it; "etc" is an English word: only "ETC" in capitals stands for it
+    assert correct("what is the CLT?", vocab, compounds(said, vocab)) == "what is the CLT central limit theorem?"
+    chain, vocab = _course("the electron transport chain makes ATP", "the electron transport chain: ETC")
+    found = compounds(chain, vocab)
+    assert found["ETC"] == "electron transport chain" and "etc" not in found
+    assert correct("What does the ETC do?", vocab, found) == "What does the ETC electron transport chain do?"
+    assert correct("mitochondria, membranes etc", vocab, found) == "mitochondria, membranes etc"
