@@ -104,6 +104,10 @@ def _run(args: argparse.Namespace) -> int:
     elif args.cmd == "migrate-vectors":
         for table, what in convert_columns(embedded.database_url(settings)).items():
             print(f"{table}: {what}")
+    elif args.cmd in ("reindex", "mint-token", "revoke-tokens", "signin-link") and not _has_database(settings):
+        print(f"{args.cmd}: no stack's database in {settings.data_dir} (nothing was set up in this folder); run it "
+              "in the folder where you ran `make up`, or set LC_DATA_DIR to that stack's data folder", file=sys.stderr)
+        return 2
     elif args.cmd == "reindex":
         return reindex_command(settings, args.course, args.lecture,
                                titled=lambda pool, title: gateway_store.course_ids(pool, title=title))
@@ -125,6 +129,13 @@ def _run(args: argparse.Namespace) -> int:
         finally:
             pool.close()
     return 0
+
+
+def _has_database(settings) -> bool:
+    """Whether the commands that read the stack's database have one to read: ``LC_DATABASE_URL`` names one,
+    or an embedded one was set up under the data folder (a command run in another folder would otherwise
+    set up an empty one there and leave its server running)."""
+    return bool(settings.database_url) or (settings.data_dir / "pg").is_dir()
 
 
 if __name__ == "__main__":

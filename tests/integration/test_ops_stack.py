@@ -239,3 +239,14 @@ def test_a_service_that_ends_is_started_again_and_the_gateway_is_unready_meanwhi
         _until(lambda: _ask(gateway, course, admin).status_code == 200, 5, "questions failed after ask was back")
         assert time.time() - back < 5
         assert pid_alive(new_pid)
+
+
+@pytest.mark.parametrize("command", [("signin-link", "--email", "lost@example.edu"), ("reindex", "--course", "x")])
+def test_a_command_in_a_folder_without_a_stack_says_so_and_sets_nothing_up(tmp_path, command):
+    """A newcomer ran ``signin-link`` in another folder: it set up an empty embedded Postgres there, left
+    its server running and printed a link to a gateway nobody ran."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_DATA_DIR", "DATABASE_URL", "LC_DATABASE_URL")}
+    env["LC_DATA_DIR"] = str(tmp_path / "elsewhere")
+    got = _cli(env, *command, timeout=60)
+    assert got.returncode == 2 and "no stack's database" in got.stderr and "LC_DATA_DIR" in got.stderr, got
+    assert not got.stdout.strip() and not (tmp_path / "elsewhere" / "pg").exists()
