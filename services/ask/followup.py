@@ -191,11 +191,17 @@ def rewrite_with_model(message: str, history: list[str], writers: list) -> str:
 
 
 def refers_to_moment(message: str, history: list[str]) -> bool:
-    """True when ``message``'s "this" or "that" can only mean the moment the student is watching: it
+    """True when ``message`` can only be about the moment the student is watching: its "this" or "that"
     has no word of its own (:func:`services.ask.moment.deictic`: "what does this mean?", "why is
     that?") and there is no earlier exchange it could refer to (with one, :func:`rewrite` gives it the
-    previous question's topic)."""
-    return not history and moment.deictic(message)
+    previous question's topic), or the earlier exchange was itself about the moment and this one
+    refers to it or asks for more of it ("why is that?", "why?", "explain that more simply" after
+    "what does this mean?": a trial's follow-up was declined, the rewritten "Why? what does this mean?"
+    naming no topic to search)."""
+    if not history:
+        return moment.deictic(message)
+    last = re.sub(r"^Why\? ", "", history[-1])
+    return (moment.deictic(last) or moment.screen_reference(last)) and (moment.deictic(message) or continues(message))
 
 
 def resolve(store, writers: list, conversation_id: str, course_id: str, message: str

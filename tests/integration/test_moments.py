@@ -80,6 +80,17 @@ def test_a_question_pointing_at_the_screen_cites_inside_the_moment(stack, course
     assert ans["sources"][0]["lecture_id"] == l1 and ans["sources"][0]["start_s"] >= AT_S - 30
 
 
+@pytest.mark.parametrize("follow_up", ["why is that?", "why?", "explain that more simply"])
+def test_a_follow_up_of_a_question_about_the_moment_is_answered_from_it(stack, course, follow_up):
+    """A trial paused, asked "what does this mean?" (answered), then "why is that?": declined, its rewrite
+    "Why? what does this mean?" naming nothing to search."""
+    course_id, l1, _, _ = course
+    first = ask(stack, course_id, "what does this mean?", at={"lecture_id": l1, "t_s": AT_S})
+    ans = ask(stack, course_id, follow_up, at={"lecture_id": l1, "t_s": AT_S}, conversation_id=first["conversation_id"])
+    assert not ans["declined"] and _cites(ans), ans
+    assert all(c["lecture_id"] == l1 and AT_S - 30 <= c["t_s"] <= AT_S + 30 for c in _cites(ans)), ans
+
+
 def test_a_slide_on_screen_bounds_the_answer_to_its_time(stack, course):
     course_id, _, l2, res = course
     t = res.part_starts_s[1] + 4.0

@@ -127,3 +127,17 @@ def test_this_or_that_is_the_moment_when_there_is_no_earlier_exchange(msg, histo
 ])
 def test_a_quantity_swaps_the_quantity_that_counts_the_same_thing(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected
+
+
+@pytest.mark.parametrize("msg, history, moment", [
+    ("why is that?", ["what does this mean?"], True),            # a trial's follow-up, declined before
+    ("why?", ["what does this mean?"], True),
+    ("explain that more simply", ["Explain this moment."], True),
+    ("why is that?", ["Why? what does this mean?"], True),       # a third turn about it
+    ("What is glycolysis?", ["what does this mean?"], False),     # a topic of its own
+    ("why?", ["What is merge sort?"], False),                     # the earlier exchange had a topic
+])
+def test_a_follow_up_of_a_question_about_the_moment_is_about_it_too(msg, history, moment):
+    from services.ask.followup import refers_to_moment
+
+    assert refers_to_moment(msg, history) is moment
