@@ -136,8 +136,9 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
       :data:`NAME_ZIPF`, said at least twice: {"clt": "central limit theorem", "lln": "law of large
       numbers"}. A student writes the acronym of what the lecture says in full. When the initials are
       a lower-case English word (:func:`lower_case_words`: "etc", not "ci" or "cns") or the course says
-      them too (a slide's "ETC"), the key is in capitals, {"ETC": "electron transport chain"}: only an
-      acronym typed in capitals stands for it, and the phrase is added beside it. When two phrases give
+      them too (a slide's "ETC"), the key is in capitals, {"ETC": "electron transport chain"}, and of
+      three letters or more ("ID", "AT" are words and abbreviations of every course): only an acronym
+      typed in capitals stands for it, and the phrase is added beside it. When two phrases give
       the same letters, the one said more than twice as often as the other wins; else neither is taken.
     """
     pairs = Counter(f"{a} {b}" for words in segments for a, b in zip(words, words[1:])
@@ -163,8 +164,10 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
     for letters, found in by_letters.items():
         found.sort(reverse=True)
         if len(found) == 1 or found[0][0] > 2 * found[1][0]:
-            capitals_only = letters in vocabulary or letters in lower_case_words()
-            out.setdefault(letters.upper() if capitals_only else letters, found[0][1])
+            if letters not in vocabulary and letters not in lower_case_words():
+                out.setdefault(letters, found[0][1])
+            elif len(letters) >= 3:  # "ETC"; never "ID", "AT", "IN": words and abbreviations of every course
+                out.setdefault(letters.upper(), found[0][1])
     return out
 
 
