@@ -130,17 +130,18 @@ def recurring_lines(slides: Sequence[Sequence[str]], *, min_slides: int = 3, sha
     """The keys (:func:`_line_key`) of the lines a lecture's slides repeat below their first line: a
     footer or running header (course code, university, author, date, page number) that would
     otherwise join every slide's text, be quoted in answers and blanked in practice questions.
-    ``slides``: each slide's OCR'd lines, top to bottom. A line recurs when it is, give or take OCR's
-    slips (:func:`_alike`), on at least ``min_slides`` slides and on at least ``share`` of the slides
-    of two lines or more; a slide's first line is never counted (a title repeated on every slide is
-    still its title)."""
-    full = sum(1 for s in slides if len([ln for ln in s if ln.strip()]) >= 2)
-    per_slide = [{k for ln in list(lines)[1:] if ln.strip() and re.search(r"[a-z#]", k := _line_key(ln))}
-                 for lines in slides]
+    ``slides``: each slide's OCR'd lines, top to bottom. Slides are told apart by their first line
+    (a build's steps share their title and count once). A line recurs when it is, give or take OCR's
+    slips (:func:`_alike`), below the first line of at least ``min_slides`` slides and of at least
+    ``share`` of the slides of two lines or more; a first line is never counted (a title repeated on
+    every slide is still its title)."""
+    rows = [(_line_key(lines[0]), {_line_key(ln) for ln in list(lines)[1:] if ln.strip()})
+            for lines in slides if len([ln for ln in lines if ln.strip()]) >= 2]
+    titles = {title for title, _ in rows}
     out = set()
-    for key in set().union(*per_slide) if per_slide else ():
-        n = sum(1 for keys in per_slide if key in keys or _alike(key, keys))
-        if n >= min_slides and n >= share * full:
+    for key in {k for _, keys in rows for k in keys if re.search(r"[a-z#]", k)}:
+        under = {title for title, keys in rows if key in keys or _alike(key, keys)}
+        if len(under) >= min_slides and len(under) >= share * len(titles):
             out.add(key)
     return frozenset(out)
 

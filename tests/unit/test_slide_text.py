@@ -168,3 +168,23 @@ def test_a_title_or_a_line_on_few_slides_is_no_footer():
     assert recurring_lines(twice) == frozenset()  # on 2 slides: under the 3 a footer needs
     half = [("A", "x", "shared line"), ("B", "y", "shared line"), ("C", "z", "shared line")] + [(w.upper(), w) for w in ("alpha", "beta", "gamma", "delta")]
     assert recurring_lines(half) == frozenset()  # on 3 of 7 full slides: under half
+
+
+def test_a_footer_on_each_builds_first_step_recurs():
+    """A trial's dark deck built its bullets one at a time: the footer was read on each slide's first step
+    only (5 of 14 rows), the later steps holding the title and the new bullet."""
+    from lecturecopilot.slidetext import recurring_lines, without_recurring
+
+    footer = "BIO 101·Introductory Cell Biology"
+    deck = []
+    for title, bullets in [("Glycolysis", ["In the cytoplasm", "Glucose split in two", "Net 2 ATP"]),
+                           ("The Krebs Cycle", ["In the matrix", "Also called the citric acid cycle"]),
+                           ("Electron Transport Chain", ["Inner membrane", "NADH hands over electrons"]),
+                           ("ATP Synthase", ["Protons flow back", "About 30 ATP per glucose"])]:
+        deck.append((title, bullets[0], footer))
+        deck += [(title, b) for b in bullets[1:]]
+    recurring = recurring_lines(deck)
+    assert all(footer not in without_recurring(s, recurring) for s in deck)
+    assert sum(len(without_recurring(s, recurring)) for s in deck) == 2 * len(deck)  # title and bullet kept
+    # one bullet repeated by three steps of one slide is no footer: it is under one title
+    assert recurring_lines([("T", "a", "same"), ("T", "b", "same"), ("T", "c", "same"), ("U", "d")]) == frozenset()
