@@ -311,3 +311,16 @@ def test_a_set_varies_its_wrong_options_where_the_course_offers_others():
     # without alternatives a question keeps its options: a set never loses a question for this
     bare = _picked([q(i, f"answer {i}", ["precise estimates", "probability", f"other {i}"], ()) for i in range(5)], 5, 2)
     assert all("precise estimates" in p.options for p in bare)
+
+
+def test_a_slides_list_is_asked_one_item_at_a_time():
+    """A trial's practice stem was a whole slide ("…; ____: n at least 30; …")."""
+    from services.ask.examprep.questions import _slide_items
+
+    row = "Sampling distribution of the mean: center mu; spread sigma over root n; rule of thumb: n at least 30."
+    assert _slide_items(row) == ["Sampling distribution of the mean: center mu.",
+                                 "Sampling distribution of the mean: spread sigma over root n.",
+                                 "Sampling distribution of the mean: rule of thumb: n at least 30."]
+    assert _slide_items("Glycolysis: Net yield: 2 ATP and 2 NADH.") == ["Glycolysis: Net yield: 2 ATP and 2 NADH."]
+    spoken = "So the pump spends ATP; that is why it is called active transport."
+    assert _slide_items(spoken) == [spoken]  # no title before a colon: a spoken sentence stays whole

@@ -156,16 +156,30 @@ def extractive_questions(lecture_id: str, lecture_number: int, sentences: Sequen
         text = _LEAD.sub("", clean(s.text)).strip()
         text = text[:1].upper() + text[1:]
         before, prev = prev, text
-        n_words = len(text.split())
-        if not 5 <= n_words <= 45 or text.endswith("?"):
-            continue
-        # a sentence that starts with "that/this/it" is read with the one before it
-        context = before + " " if _ANAPHOR.match(text) and 4 <= len(before.split()) <= 35 \
-            and not before.endswith("?") else ""
-        found = _quantity_question(c, s, text, context) or _term_question(c, s, text, context, n_words)
-        if found:
-            cands.append(found)
+        for text in _slide_items(text):
+            n_words = len(text.split())
+            if not 5 <= n_words <= 45 or text.endswith("?"):
+                continue
+            # a sentence that starts with "that/this/it" is read with the one before it
+            context = before + " " if _ANAPHOR.match(text) and 4 <= len(before.split()) <= 35 \
+                and not before.endswith("?") else ""
+            found = _quantity_question(c, s, text, context) or _term_question(c, s, text, context, n_words)
+            if found:
+                cands.append(found)
     return _picked(cands, max_questions, max_per_answer)
+
+
+_SLIDE_ROW = re.compile(r"^(?P<title>[^.?!:;]{1,60}): (?P<body>.+?)\.?$")
+
+
+def _slide_items(text: str) -> list[str]:
+    """A slide's text ("Title: item; item; item.", :func:`lecturecopilot.slidetext.slide_sentence`) as one
+    statement per item, each with its title ("Title: item."): a question blanks one thing the slide says,
+    not a word of its whole list (a trial's stem was "…; ____: n at least 30; …"). Any other text as it is."""
+    m = _SLIDE_ROW.match(text)
+    if not m or "; " not in m.group("body"):
+        return [text]
+    return [f"{m.group('title')}: {item.strip()}." for item in m.group("body").split("; ") if item.strip()]
 
 
 def _memo(embed: EmbedFn) -> EmbedFn:
