@@ -12,14 +12,16 @@ with the same letters (a swap: "opne" → "open", not "one"), then the most freq
 is left as typed. A course word's plural is a target too when the course never says it ("tabels" →
 "tables" in a lecture that says "table"; search stems it back), and a word of three letters that is
 not English is corrected only to a question or function word ("wat" → "what", "teh" → "the").
+A word the course never says but says in full is written as it says it: a compound ("lookup" → "look
+up") or an acronym ("CLT" → "central limit theorem"; :func:`compounds`).
 Zero-width and bidi control characters are dropped first (:func:`fold`).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
