@@ -72,7 +72,7 @@ def lecture_scope(question: str) -> tuple[int, str] | None:
     if not m:
         return None
     n = m.group("n") or m.group("d") or m.group("o")
-    number = int(n) if n.isdigit() else _NUMBER_WORDS.get(n.lower()) or _ORDINALS[n.lower()]
+    number = int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] if n.lower() in _NUMBER_WORDS else _ORDINALS[n.lower()]
     rest = " ".join((question[:m.start()] + question[m.end():]).split()).strip(" ,;:")
     return number, rest
 

@@ -38,6 +38,7 @@ SCOPED_TO_A_LECTURE = [  # (question, the lecture it names, the question searche
     ("What did lecture 6 say about Le Chatelier's principle?", 6, "What did say about Le Chatelier's principle?"),
     ("what is entropy according to the second lecture", 2, "what is entropy"),  # physics
     ("explain the SVD from lecture twelve", 12, "explain the SVD"),                      # linear algebra
+    ("what is entropy in lecture zero?", 0, "what is entropy?"),                        # a course counting from 0
 ]
 NOT_SCOPED = [
     "What is L2 regularization?",                    # machine learning: a field's "L2", not lecture 2
