@@ -36,7 +36,7 @@ from lecturecopilot.labels import citation_label
 from lecturecopilot.settings import Settings
 
 from . import bounded, examprep, followup, gate, moment, outline, requests_policy, rerank, retrieve, spelling
-from .domain import DECLINE_TEXT, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
+from .domain import DECLINE_TEXT, MAX_QUESTION_CHARS, AnswerEvent, AnswerSentence, Done, SentenceEvent, Source
 from .examprep import pointer as quiz_pointer
 from .locate import locator
 from .ports import AnswerStore, AskPorts, Embedder, RecordedAnswer, SearchIndex
@@ -45,7 +45,6 @@ from .writers import fallback
 log = logging.getLogger("services.ask")
 _TRACER = telemetry.tracer("lecture-copilot.ask")
 
-MAX_QUESTION_CHARS = 2000
 NO_LECTURES_TEXT = ("This course has no lectures ready yet, so there is nothing to answer from; ask again once its "
                     "lectures have been processed.")
 LECTURE_NOT_READY_TEXT = ("This lecture is not ready to answer from: it is still being processed, or its processing "
@@ -264,10 +263,12 @@ def _reply(request: AnswerRequest, question: str, said, about: bool, ports: AskP
     elif from_outline := outline.answer(question, lectures, locate, lecture_id or ""):
         ans.outcome = fallback.Outcome("outline")
         yield from from_outline
+    elif (scope := outline.lecture_scope(question)) and (reply := outline.named_lecture(scope, lectures)):
+        ans.outcome = fallback.Outcome("outline")  # a lecture the course lacks, or one named alone
+        yield from reply
     else:
-        scope = outline.lecture_scope(question)  # "How is ATP used in lecture 1?": searched in lecture 1 only
         named = next((lecture for lecture in lectures if scope and lecture.number == scope[0]), None)
-        if named is not None and scope[1]:
+        if named is not None:  # "How is ATP used in lecture 1?": searched in lecture 1 only
             request, question = dataclasses.replace(request, lecture_id=named.id), scope[1]
         yield from _retrieved(request, question, said, ports, config, ans, {l.id: l.title for l in lectures})
 

@@ -14,6 +14,7 @@ from typing import Union
 from lecturecopilot.labels import citation_label
 
 DECLINE_TEXT = "Not covered in these lectures."
+MAX_QUESTION_CHARS = 2000  # the longest question asked, and the longest a follow-up's rewrite may grow to
 NOT_COVERED = "NOT_COVERED"  # a cloud writer's whole reply when its passages don't answer the question
 
 

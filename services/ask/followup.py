@@ -13,6 +13,7 @@ import re
 from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
 
 from . import moment
+from .domain import MAX_QUESTION_CHARS
 from .grounding import plain_text
 from .refine import content_words
 from .writers.cloud import REWRITE_PROMPT, WriterUnavailable, rewrite_prompt
@@ -23,8 +24,8 @@ _REPHRASE = re.compile(r"^(?:(?:can|could) you |please )?(?:(?:explain|say|put) 
                        r"example|show (?:me )?an example)\W*(?:please)?\W*$)", re.I)
 _WHY = re.compile(r"^(?:but |and |so )?(?:why|how come|why is that|why so|how so)\W*$", re.I)
 _WHY_OPENING = re.compile(r"^(?:but |and |so )?(?:why|how come)\b", re.I)
-_SWAP = re.compile(r"^(?:(?:and|what|how|but)\b)?\s*(?:(?:about|for|with|regarding|in)\b)?\s*(?:the case of\s+)?(?P<x>.+?)[^\w%]*$",
-                   re.I)  # whole words: "insertion sort" is not "in" + "sertion sort", "without" not "with" + "out"
+_SWAP = re.compile(r"^(?:(?:and|what|how|but)\b)?\s*(?:(?:about|for|with|regarding|in)\b)?\s*(?:the case of\s+)?(?P<x>.+)$",
+                   re.I | re.S)  # whole words: "insertion sort" is not "in" + "sertion sort", "without" not "with" + "out"
 _STARTS_SWAP = re.compile(r"^(?:and (?:for|about|with|what about)|what about|how about|and)\s+", re.I)
 _PRONOUN = re.compile(r"\b(?:it|that|this|they|them|those|these|its)\b", re.I)
 
@@ -37,7 +38,7 @@ _PREPOSITION = re.compile(rf"^{_PREPOSITIONS}\b", re.I)
 _PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|them|those|these)$", re.I)
 # A quantity and what it counts: "95%", "5 items", "0.05 significance", "ten" is a word, not a quantity here
 _QUANTITY = re.compile(r"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?)(?:\s*(?P<u>%|[A-Za-z]+))?", re.I)
-_LABELLED = re.compile(r"\b(?P<u>[A-Za-z]+)\s*#?\s*(?P<n>\d+)\b")  # "lecture 1", "step 3", "chapter #2"
+_LABELLED = re.compile(r"\b(?P<u>[A-Za-z]+)\s*#?\s*(?P<n>\d+(?:[.,]\d+)?)\b(?![.,]\d)")  # "lecture 1", "step 3", "chapter #2"
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -75,6 +76,15 @@ def _narrowed(old: str, new: str) -> str:
         if n and w.lower() == n[-1].lower() and i + 1 >= len(n):
             return " ".join(o[i + 1 - len(n):i + 1])
     return old
+
+
+def _without_trailing_marks(text: str) -> str:
+    """``text`` without the marks it ends on ("99%?" → "99%"), in one pass (a regex ``\\W*$`` takes
+    quadratic time on a long run of commas inside the text)."""
+    end = len(text)
+    while end and not (text[end - 1].isalnum() or text[end - 1] in "_%"):
+        end -= 1
+    return text[:end]
 
 
 def _same_count(a: str, b: str) -> bool:
@@ -130,7 +140,7 @@ def rewrite(message: str, history: list[str]) -> str:
         first = rest.split()[0]
         return out[:1].upper() + out[1:] if out.split()[0] == first else out  # the message's own opening word
     if _STARTS_SWAP.match(msg):
-        x = _SWAP.match(_STARTS_SWAP.sub("", msg))
+        x = _SWAP.match(_without_trailing_marks(_STARTS_SWAP.sub("", msg)))
         new_topic = _ARTICLE.sub("", x.group("x")) if x else ""  # "a linked list": the article is in prev
         swapped = _swap_quantity(prev, new_topic)
         if swapped:  # "and what about 99%?" after "… a 95% confidence interval?"
@@ -213,5 +223,7 @@ def resolve(store, writers: list, conversation_id: str, course_id: str, message:
     refers to the moment being watched (:func:`refers_to_moment`)."""
     history = store.history(conversation_id, course_id)
     question = rewrite_with_model(message, history, writers)
+    if len(question) > MAX_QUESTION_CHARS:  # each rewrite holds the one before: it must not grow turn by turn
+        question = " ".join(message.split())
     said = store.said(conversation_id, course_id) if history and continues(message) else None
     return question, said, refers_to_moment(message, history)

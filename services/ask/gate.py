@@ -65,7 +65,19 @@ _FRAMING = re.compile(
 _DEFINITION = re.compile(r"^\s*what\s+(?P<verb>does|do)\s+(?:the\s+(?:term|word|acronym|abbreviation|name)\s+)?"
                          r"(?P<term>\S.{0,80}?)\s+(?:stand\s+for|mean|refer\s+to)\s*[?.!]*\s*$", re.IGNORECASE)
 
-_POLITE_END = re.compile(r"[\s,]+(?:please|pls|plz|thanks|thank you)(?=\W*$)", re.IGNORECASE)
+_POLITE_END = re.compile(r"(?:please|pls|plz|thanks|thank you)(?P<tail>\W*)$", re.IGNORECASE)
+
+
+def _without_polite_end(text: str) -> str:
+    """``text`` without a closing "please" / "thanks" after a space or comma ("explain chaining
+    please" → "explain chaining"; "… pleased" stays). The separator is stripped in Python: a regex
+    ``[\\s,]+please`` takes quadratic time on a long run of commas."""
+    m = _POLITE_END.search(text)
+    if not m:
+        return text
+    before = text[:m.start()]
+    kept = before.rstrip(" ,\t\n")
+    return kept + m.group("tail") if kept != before else text
 
 
 def request_topic(question: str) -> str:
@@ -78,7 +90,7 @@ def request_topic(question: str) -> str:
     rest = _FRAMING.sub("", question.strip(), count=1).strip()
     if rest != question.strip():
         rest = re.sub(r"\s+(?:to|for) me(?=\W*$)", "", rest)  # "explain radix sort to me?"
-    rest = _POLITE_END.sub("", rest)  # "explain chaining please"
+    rest = _without_polite_end(rest)  # "explain chaining please"
     return rest if re.search(r"\w", rest) else question
 
 

@@ -57,9 +57,9 @@ def lecture_ref(text: str) -> int | None:
 # "How is ATP used in lecture 1?", "what did the second lecture say about entropy?": a question about a topic
 # scoped to one lecture by name (a preposition before it, or the lecture as the subject that says something);
 # not "L2" or "class 2", which are a field's words too ("L2 regularization", "class 2 error")
-_LECTURE = rf"(?:lecture|lec\.?)\s*(?:#|no\.?|number)?\s*(?P<n>\d{{1,4}}|{'|'.join(_NUMBER_WORDS)})\b"
+_LECTURE = rf"(?:lecture|lec\.?)\s*(?:#|no\.?|number)?\s*(?P<n>\d{{1,4}}(?![.,]?\d)|{'|'.join(_NUMBER_WORDS)}\b)"
 _NTH_LECTURE = rf"(?:(?P<d>\d{{1,4}})(?:st|nd|rd|th)|(?P<o>{'|'.join(_ORDINALS)}))\s+lecture\b"
-_SCOPES = (re.compile(rf"[,\s]*\b(?:in|from|during|within|of|for|according to)\s+(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})", re.I),
+_SCOPES = (re.compile(rf"\b(?:in|from|during|within|of|for|according to)\s+(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})", re.I),
            re.compile(rf"\b(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})(?=\s+(?:says?|said|covers?|covered|explains?|"
                       r"explained|mentions?|mentioned|shows?|showed)\b)", re.I))
 
@@ -73,8 +73,21 @@ def lecture_scope(question: str) -> tuple[int, str] | None:
         return None
     n = m.group("n") or m.group("d") or m.group("o")
     number = int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] if n.lower() in _NUMBER_WORDS else _ORDINALS[n.lower()]
-    rest = " ".join((question[:m.start()] + question[m.end():]).split()).strip(" ,;:")
+    rest = " ".join((question[:m.start()].rstrip(" ,;:") + question[m.end():]).split()).strip(" ,;:")
     return number, rest
+
+
+def named_lecture(scope: tuple[int, str], lectures: list[LectureInfo]) -> list[AnswerSentence] | None:
+    """The reply to a question :func:`lecture_scope` found naming lecture ``scope[0]`` when it is not
+    to be searched: "There is no lecture 5 in this course; …" when no ready lecture has that number,
+    the lecture's outline when nothing but the naming was asked ("in lecture 1?"); None otherwise."""
+    ready = sorted(lectures, key=lambda l: l.number)
+    named = [l for l in ready if l.number == scope[0]]
+    if ready and not named:
+        return _no_such_lecture(scope[0], ready)
+    if named and not re.search(r"[A-Za-z]{2}", scope[1]):
+        return lecture_outline(named[0])
+    return None
 
 
 # what a question asks of one lecture it names: its chapters, topics, summary, what it is about

@@ -141,3 +141,28 @@ def test_a_follow_up_of_a_question_about_the_moment_is_about_it_too(msg, history
     from services.ask.followup import refers_to_moment
 
     assert refers_to_moment(msg, history) is moment
+
+
+def test_a_rewrite_never_grows_past_the_longest_question():
+    """A hostile conversation grew its rewritten question by 1,980 commas a turn (21,799 characters after
+    eleven), each turn slower for every user of the service; a rewrite over the limit is the message."""
+    from services.ask.domain import MAX_QUESTION_CHARS
+    from services.ask.followup import resolve
+
+    class Store:
+        def history(self, conversation_id, course_id, n=3):
+            return ["What is " + "," * 1990 + "merge sort?"]
+
+        def said(self, conversation_id, course_id, n=3):
+            return set()
+
+    message = "and " + "," * 1980 + "merge sort?"
+    question, _, _ = resolve(Store(), [], "c", "k", message)
+    assert len(question) <= MAX_QUESTION_CHARS and question == message
+
+
+@pytest.mark.parametrize("msg, expected", [
+    ("and in lecture 1.5?", "How is ATP used in lecture 1.5?"),  # the number as asked (no lecture has it: not scoped)
+])
+def test_a_decimal_is_no_lectures_number(msg, expected):
+    assert rewrite(msg, ["How is ATP used in lecture 7?"]) == expected
