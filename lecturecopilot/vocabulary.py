@@ -37,6 +37,10 @@ def common_english(min_zipf: float, n: int = 2000) -> frozenset[str]:
 # chaining work?" is still about chaining). Topic words stay below: "chain" 4.65, "sort" 5.0,
 # "France" 4.94, "system" 5.56. Read through wordfreq per word (gate.common_word).
 COMMON_ZIPF = 5.7
+# A phrase names a thing when one of its words is below this Zipf frequency ("light reactions": "reactions"
+# 4.3; "set up" names nothing): exam prep's course terms (services/ask/examprep/terms.py) and the acronyms
+# a question may use for them (services/ask/spelling.py). Set by hand with the extractive practice writer.
+TERM_ZIPF = 5.5
 # Words of a request that name no topic although wordfreq ranks them lower ("chaining vs open addressing").
 GATE_FUNCTION_WORDS = _words("vs versus please thanks")
 

@@ -41,17 +41,17 @@ _LECTURE_NUMBER = re.compile(rf"\b{_NAMED}\s*(?:#|no\.?|number)?\s*(\d+|{'|'.joi
 _LECTURE_ORDINAL = re.compile(rf"\b(\d{{1,4}})(?:st|nd|rd|th)\s+{_NAMED}\b|\b({'|'.join(_ORDINALS)})\s+{_NAMED}\b", re.I)
 
 
+def _number(token: str) -> int:
+    """A lecture's number as written: digits, a number word ("five") or an ordinal word ("fifth")."""
+    t = token.lower()
+    return int(t) if t.isdigit() else _NUMBER_WORDS[t] if t in _NUMBER_WORDS else _ORDINALS[t]
+
+
 def lecture_ref(text: str) -> int | None:
     """The lecture number ``text`` names ("lecture 5", "Lecture #5", "L5", "lecture five", "the fifth
     lecture", "5th lecture"), or None."""
-    m = _LECTURE_NUMBER.search(text)
-    if m:
-        raw = (m.group(1) or m.group(2)).lower()
-        return int(raw) if raw.isdigit() else _NUMBER_WORDS[raw]
-    m = _LECTURE_ORDINAL.search(text)
-    if m:
-        return int(m.group(1)) if m.group(1) else _ORDINALS[m.group(2).lower()]
-    return None
+    m = _LECTURE_NUMBER.search(text) or _LECTURE_ORDINAL.search(text)
+    return _number(m.group(1) or m.group(2)) if m else None
 
 
 # "How is ATP used in lecture 1?", "what did the second lecture say about entropy?": a question about a topic
@@ -71,8 +71,7 @@ def lecture_scope(question: str) -> tuple[int, str] | None:
     m = next((m for m in (p.search(question) for p in _SCOPES) if m), None)
     if not m:
         return None
-    n = m.group("n") or m.group("d") or m.group("o")
-    number = int(n) if n.isdigit() else _NUMBER_WORDS[n.lower()] if n.lower() in _NUMBER_WORDS else _ORDINALS[n.lower()]
+    number = _number(m.group("n") or m.group("d") or m.group("o"))
     rest = " ".join((question[:m.start()].rstrip(" ,;:") + question[m.end():]).split()).strip(" ,;:")
     return number, rest
 

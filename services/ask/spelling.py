@@ -28,7 +28,7 @@ from pathlib import Path
 import wordfreq
 from rapidfuzz.distance import OSA
 
-from lecturecopilot.vocabulary import NUMBER_WORDS, NUMBER_WORDS_LARGE, TERM_STOP
+from lecturecopilot.vocabulary import NUMBER_WORDS, NUMBER_WORDS_LARGE, TERM_STOP, TERM_ZIPF
 from lecturecopilot.vocabulary import SPELLING_KEEP as _KEEP
 
 _WORD = re.compile(r"[A-Za-z]+|[^A-Za-z]+")
@@ -37,22 +37,25 @@ DICTIONARY = Path("/usr/share/dict/words")  # Debian's wamerican: correct Englis
 
 
 @lru_cache(maxsize=1)
+def _dictionary() -> tuple[str, ...]:
+    """The system word list's words as written there (empty when it isn't installed)."""
+    try:
+        return tuple(w.strip() for w in DICTIONARY.read_text(errors="ignore").splitlines() if w.strip())
+    except OSError:
+        return ()
+
+
+@lru_cache(maxsize=1)
 def english_words() -> frozenset[str]:
     """Lower-case words of the system word list (empty when it isn't installed)."""
-    try:
-        return frozenset(w.strip().lower() for w in DICTIONARY.read_text(errors="ignore").splitlines())
-    except OSError:
-        return frozenset()
+    return frozenset(w.lower() for w in _dictionary())
 
 
 @lru_cache(maxsize=1)
 def lower_case_words() -> frozenset[str]:
     """The words of the system word list written in lower case there (not names or abbreviations:
     "cat", not "Ci" or "CNS"); empty when it isn't installed."""
-    try:
-        return frozenset(w.strip() for w in DICTIONARY.read_text(errors="ignore").splitlines() if w.strip().islower())
-    except OSError:
-        return frozenset()
+    return frozenset(w for w in _dictionary() if w.islower())
 
 
 def fold(question: str) -> str:
@@ -114,9 +117,6 @@ def correct(question: str, vocabulary: dict[str, int], compounds: dict[str, str]
 
 # Words left out of an acronym's letters, as in "law of large numbers" (LLN) or "degrees of freedom" (DF)
 _ACRONYM_SKIPS = frozenset("of the a an and to in for on".split())
-# A phrase names a thing when one of its words is below this Zipf frequency (the rule by which exam prep
-# finds a course's terms, services/ask/examprep/terms.py TERM_ZIPF): "max heap", not "set up"
-NAME_ZIPF = 5.5
 
 
 def _names(word: str) -> bool:
@@ -135,13 +135,14 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
       whose joined word the course never says: {"lookup": "look up", "maxheap": "max heap"};
     - an acronym: the initials of a phrase of 2–4 words that can name a thing (:func:`_names`; "of",
       "and" … inside it skipped: :data:`_ACRONYM_SKIPS`), one of them less common in English than
-      :data:`NAME_ZIPF`, said at least twice: {"clt": "central limit theorem", "lln": "law of large
-      numbers"}. A student writes the acronym of what the lecture says in full. When the initials are
-      a lower-case English word (:func:`lower_case_words`: "etc", not "ci" or "cns") or the course says
-      them too (a slide's "ETC"), the key is in capitals, {"ETC": "electron transport chain"}, and of
-      three letters or more ("ID", "AT" are words and abbreviations of every course): only an acronym
-      typed in capitals stands for it, and the phrase is added beside it. When two phrases give
-      the same letters, the one said more than twice as often as the other wins; else neither is taken.
+      :data:`lecturecopilot.vocabulary.TERM_ZIPF`, said at least twice: {"clt": "central limit
+      theorem", "lln": "law of large numbers"}. A student writes the acronym of what the lecture
+      says in full. When the initials are a lower-case English word (:func:`lower_case_words`: "etc",
+      not "ci" or "cns") or the course says them too (a slide's "ETC"), the key is in capitals,
+      {"ETC": "electron transport chain"}, and of three letters or more ("ID", "AT" are words and
+      abbreviations of every course): only an acronym typed in capitals stands for it, and the phrase
+      is added beside it. When two phrases give the same letters, the one said more than twice as
+      often as the other wins; else neither is taken.
     """
     pairs = Counter(f"{a} {b}" for words in segments for a, b in zip(words, words[1:])
                     if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocabulary)
@@ -161,7 +162,7 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
                 phrases[(" ".join(words[i:j + 1]), "".join(c[0] for c in content))] += 1
     by_letters: dict[str, list[tuple[int, str]]] = {}
     for (phrase, letters), n in phrases.items():
-        if n >= 2 and min(wordfreq.zipf_frequency(w, "en") for w in phrase.split() if w not in _ACRONYM_SKIPS) < NAME_ZIPF:
+        if n >= 2 and min(wordfreq.zipf_frequency(w, "en") for w in phrase.split() if w not in _ACRONYM_SKIPS) < TERM_ZIPF:
             by_letters.setdefault(letters, []).append((n, phrase))
     for letters, found in by_letters.items():
         found.sort(reverse=True)

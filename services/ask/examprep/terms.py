@@ -22,13 +22,14 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from lecturecopilot.vocabulary import TERM_ZIPF
+
 from .quantities import _units, canonical, math_distance, quantities_in, quantity_kind, unit_of
 from .words import _HEDGE, _NOUN_BEFORE, _VERB_BEFORE, EmbedFn, _boundary, _content, _singular, _tokens, contains, \
     norm, same_term, zipf
 
 # -- the course's terms ---------------------------------------------------------------------------
 RARE_ZIPF = 4.3      # one word below this (≈ 20 per million words: "array" 4.1, "stimulus" 3.8) can be a term alone
-TERM_ZIPF = 5.5      # a phrase needs one word below this ("light reactions": "reactions" 4.3)
 
 
 @dataclass
