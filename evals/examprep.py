@@ -22,6 +22,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import psycopg
@@ -151,8 +152,9 @@ def field_lectures() -> list[dict]:
 
 def run_fields(out_dir: Path = RESULTS, embed=None) -> dict:
     """Per lecture of :func:`field_lectures`: minutes (at 150 words a minute), questions written and
-    kept, kept per 2 minutes, the share the check dropped, and the share of kept questions the check
-    rejects once their marked answer is moved to each other option (should be 1.0)."""
+    kept, kept per 2 minutes, the share the check dropped, the share of kept questions the check
+    rejects once their marked answer is moved to each other option (should be 1.0), and how often the
+    set's most offered wrong option recurs (a decoy met in every question is one a student learns to skip)."""
     from services.ask import examprep as ep
 
     if embed is None:
@@ -179,7 +181,9 @@ def run_fields(out_dir: Path = RESULTS, embed=None) -> dict:
         reasons: dict[str, int] = {}
         for _, r in dropped:
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
+        reuse = Counter(o.lower() for q in kept for i, o in enumerate(q.options) if i != q.answer_index)
         rows.append({"field": l["field"], "title": l["title"], "split": l["split"], "minutes": round(minutes, 2),
+                     "most_offered_wrong_option": max(reuse.values(), default=0),
                      "needed": math.ceil(minutes / 2), "written": len(qs), "kept": len(kept),
                      "per_2_minutes": round(len(kept) / max(minutes / 2, 1e-9), 2),
                      "dropped_share": round(len(dropped) / max(1, len(qs)), 3), "dropped_reasons": reasons,
@@ -193,6 +197,8 @@ def run_fields(out_dir: Path = RESULTS, embed=None) -> dict:
               "min_per_2_minutes": min(r["per_2_minutes"] for r in rows),
               "dropped_share": sum(r["written"] - r["kept"] for r in rows) / max(1, sum(r["written"] for r in rows)),
               "moved_answer_rejected": min(r["moved_answer_rejected"] for r in rows if r["kept"]),
+              "sets_offering_a_wrong_option_over_twice": sum(r["most_offered_wrong_option"] > 2 for r in rows),
+              "most_offered_wrong_option_mean": round(statistics.mean(r["most_offered_wrong_option"] for r in rows), 2),
               "samples": samples, "command": "python -m evals.examprep --fields", "machine": "2 cores, no GPU, shared"}
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "examprep-fields.json").write_text(json.dumps(result, indent=2, ensure_ascii=False))
@@ -212,7 +218,9 @@ def fields_markdown(r: dict) -> str:
     lines += ["", f"Lectures with at least one kept question per 2 minutes: {r['lectures_meeting_rate']} of "
                   f"{len(r['lectures'])}; lowest rate {r['min_per_2_minutes']:.2f} per 2 minutes; share dropped by "
                   f"the check {r['dropped_share']:.3f}; moved answers rejected (lowest) "
-                  f"{r['moved_answer_rejected']:.3f}.",
+                  f"{r['moved_answer_rejected']:.3f}. Sets offering one wrong option in more than two questions: "
+                  f"{r['sets_offering_a_wrong_option_over_twice']} of {len(r['lectures'])}; the most a wrong option "
+                  f"recurs in a set, on average: {r['most_offered_wrong_option_mean']:.2f}.",
               "", "Sample:", ""]
     for i, s in enumerate(r["samples"], 1):
         lines.append(f"{i}. ({s['field']}) {sample_text({**s, 'chip': s['chip']})}")
