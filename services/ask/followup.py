@@ -103,7 +103,12 @@ def _swap_quantity(prev: str, new_topic: str) -> str | None:
     label = _LABELLED.fullmatch(topic)  # "lecture 2" after "… in lecture 1?": the number of the same label
     if label:
         same = [m for m in _LABELLED.finditer(prev) if m.group("u").lower() == label.group("u").lower()]
-        return prev[:same[-1].start("n")] + label.group("n") + prev[same[-1].end("n"):] if same else None
+        if same:
+            return prev[:same[-1].start("n")] + label.group("n") + prev[same[-1].end("n"):]
+        # "and in chapter 2?" after a question with no chapter: the same question, placed there
+        lead = _PREPOSITION.match(new_topic.strip())
+        body = _without_trailing_marks(prev)
+        return f"{body} {lead.group(0).lower() if lead else 'in'} {topic}{prev[len(body):]}"
     new = _QUANTITY.fullmatch(new_topic.strip())
     if not new:
         return None
@@ -121,6 +126,14 @@ def _swap_quantity(prev: str, new_topic: str) -> str | None:
 def _with_antecedent(text: str, topic: str) -> str:
     """``text`` with its first pronoun replaced by ``topic`` ("its" by "<topic>'s")."""
     return _PRONOUN.sub(lambda m: f"{topic}'s" if m.group(0).lower() == "its" else topic, text, count=1)
+
+
+def _outside(before: str) -> bool:
+    """Whether the words ``before`` a pronoun hold no noun phrase it could refer to: no content word,
+    or one word right before it, the verb it is the object of ("what joins them together …", "what
+    causes it in …"); two words or more ("how does hashing handle them") may name it."""
+    runs = _runs(before)
+    return not runs or (len(runs) == 1 and " " not in runs[0] and before.rstrip().endswith(runs[0]))
 
 
 def rewrite(message: str, history: list[str]) -> str:
@@ -163,7 +176,7 @@ def rewrite(message: str, history: list[str]) -> str:
     if pronoun and len(content_words(msg)) <= 2:
         topic = _topic(prev)
         return _with_antecedent(msg, topic) if topic else f"{msg} {prev}"
-    if pronoun and not _runs(msg[:pronoun.start()]):
+    if pronoun and _outside(msg[:pronoun.start()]):
         # no noun phrase before the pronoun, so its antecedent is outside the message (Hobbs 1978 looks
         # left of the pronoun in its own sentence first): "when does it actually work well?"
         topic = _topic(prev)

@@ -66,7 +66,13 @@ def test_a_follow_up_with_a_conjunction_or_a_possessive_keeps_its_antecedent(msg
      "why does merge sort need extra memory for the merge step?"),
     ("What is merge sort?", "How is it different from insertion sort in practice?",
      "How is merge sort different from insertion sort in practice?"),
+    # the pronoun is the object of the one word before it, a verb: "them" is still the earlier topic
+    ("okazaki fragments lagging strand why", "and what joins them together at the end?",
+     "What joins okazaki fragments lagging strand together at the end?"),
+    ("What is glycolysis?", "what regulates it in muscle cells?", "what regulates glycolysis in muscle cells?"),
     # a message that names the topic itself, or has a noun phrase the pronoun may refer to, is left alone
+    ("What is a hash table?", "how does open addressing handle them when the table is full?",
+     "how does open addressing handle them when the table is full?"),
     ("What is merge sort?", "Is it true that merge sort is stable?", "Is it true that merge sort is stable?"),
     ("What is a hash table?", "What is a binary tree and how do you search it?",
      "What is a binary tree and how do you search it?"),
@@ -124,6 +130,10 @@ def test_this_or_that_is_the_moment_when_there_is_no_earlier_exchange(msg, histo
     # a label and its number: "and in lecture 2?" gave "… in lecture 2 1?"
     ("How is ATP used in lecture 1?", "and in lecture 2?", "How is ATP used in lecture 2?"),
     ("What happens in step 2 of glycolysis?", "and step 3?", "What happens in step 3 of glycolysis?"),
+    # a label the question did not have places it there ("and in chapter 2?" gave "… a 95% chapter 2?")
+    ("How do you build a 95% confidence interval?", "and in chapter 2?",
+     "How do you build a 95% confidence interval in chapter 2?"),
+    ("What is entropy?", "what about lecture 3?", "What is entropy in lecture 3?"),
 ])
 def test_a_quantity_swaps_the_quantity_that_counts_the_same_thing(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected
