@@ -324,3 +324,18 @@ def test_a_slides_list_is_asked_one_item_at_a_time():
     assert _slide_items("Glycolysis: Net yield: 2 ATP and 2 NADH.") == ["Glycolysis: Net yield: 2 ATP and 2 NADH."]
     spoken = "So the pump spends ATP; that is why it is called active transport."
     assert _slide_items(spoken) == [spoken]  # no title before a colon: a spoken sentence stays whole
+
+
+def test_a_sentence_announcing_the_topic_asks_only_what_it_defines():
+    """Practice stems were "Today's topic is entropy and the second ____." and "Today we will look at RSA, the
+    first practical public key ____.": an agenda names its terms without teaching them (its "first" and
+    "second" are no steps). One that defines its term ("…, which measures …") still makes a question."""
+    lecture = [S(0, 0.0, 6.0, "Today's topic is merge sort and the second half of the sorting algorithms unit."),
+               S(1, 6.0, 12.0, "Today we will look at selection sort, the first sorting algorithm with nested loops."),
+               S(2, 12.0, 20.0, "Today we look at binary search, which measures how a sorted array is searched."),
+               S(3, 20.0, 28.0, "Selection sort takes n squared time because of the nested loops.")]
+    course = [s.text for s in lecture] + OTHER + [s.text for s in LECTURE]
+    qs = ep.extractive_questions("L", 1, lecture, course, embed=bow_embed)
+    cited = {q.cite_t_s for q in qs}
+    assert 0.0 not in cited and 6.0 not in cited
+    assert 12.0 in cited and 20.0 in cited  # the defining agenda and the teaching sentence are asked

@@ -72,7 +72,9 @@ _DEFINES = re.compile(r"^\W*(?:the\s+|a\s+|an\s+)?(?P<t>.{2,60}?)\s+(?:is|are|wa
                       r"known|what|how|when|where|one|just|basically|really|essentially|simply|going to be)\b", re.I)
 _CALLED = r"(?:called|known as|referred to as|named|termed|we call(?: it| this| that)?|i call(?: it| this| that)?|" \
           r"is the name for)\s+(?:an?\s+|the\s+)?"
-_MEANS = r"s?\s+(?:means|refers to|stands for|is defined as|describes|measures)\b"
+# "X means …", "X, which measures …" (not ", which stands for": that is what an acronym before X stands for)
+_MEANS = r"s?(?:\s+(?:means|refers to|stands for|is defined as|describes|measures)|,\s+which\s+(?:means|refers to|" \
+         r"is defined as|describes|measures))\b"
 # ... or a cause, result, comparison, quantity or step of a process
 _TEACHES = re.compile(r"\b(?:because|since|so that|therefore|thus|hence|that is why|which is why|this is why|"
                       r"cause[sd]?|"
@@ -83,6 +85,14 @@ _TEACHES = re.compile(r"\b(?:because|since|so that|therefore|thus|hence|that is 
                       r"main|most|important|responsible|determin\w*|measures?|allows?|uses?|requires?|needs?|takes?|"
                       r"runs?|costs?|gives?|makes?|converts?|turns?|breaks?|forms?|stores?|splits?|combines?|"
                       r"contains?|consists? of|made of|found in|takes place|happens|occurs?|works?|called)\b", re.I)
+# A sentence that announces what the lecture covers ("Today's topic is entropy and the second law …", "Today we
+# will look at RSA, the first practical public key cryptosystem") names its terms without teaching them; its
+# ordinals and superlatives are no step or comparison. Such a sentence makes a question only of a term it defines.
+_AGENDA = re.compile(r"^\W*(?:today(?:'s|’s)? (?:topic|lecture|class|subject)|today,? (?:is|we(?: will|'ll| are going to|'re going to)?"
+                     r" (?:look|study|discuss|cover|talk|turn|see|learn|meet|begin|start|introduce))|in (?:this|today's|today’s)"
+                     r" (?:lecture|class|session|video)|this (?:lecture|class|session|video) (?:is|covers|introduces|looks)|"
+                     r"we(?: will|'ll| are going to|'re going to) (?:look at|study|discuss|cover|talk about|introduce)|"
+                     r"let's (?:look at|talk about|start with|turn to)|welcome to|our (?:topic|subject) (?:today )?is)\b", re.I)
 _ANAPHOR = re.compile(r"^(?:that|this|it|which|these|those|they|so that|so this|so it|here|there)\b", re.I)
 _LEAD = re.compile(r"^(?:(?:so|and|but|now|ok|okay|well|right|all right|alright|then|again|remember|basically|um|uh)"
                    r"[,]?\s+)+", re.I)
@@ -252,7 +262,7 @@ def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
     ranked = sorted(here, key=lambda t: (-_defined(text, t), -rarity(t) - 0.5 * _local(c, t)))
     for t in ranked[:3]:
         defining = _defined(text, t)
-        if not defining and (n_words < 8 or cues == 0):
+        if not defining and (n_words < 8 or cues == 0 or _AGENDA.match(text)):
             continue
         if context and contains(context, t):
             continue
