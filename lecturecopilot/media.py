@@ -25,6 +25,8 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from .settings import Settings
+
 log = logging.getLogger(__name__)
 
 # ffprobe format_name (libavformat's demuxer name) -> the demuxer later calls force with -f
@@ -133,16 +135,33 @@ def probe(path: Path) -> ProbeResult:
     )
 
 
+MAX_PIXELS = Settings.model_fields["max_video_pixels"].default  # the largest frame (width × height) checked: 4K UHD
+# What a file may run past the duration its header declares (seconds, and a share of it): streams end a
+# little after the container's duration; more is a header that lies (see input_args).
+DURATION_SLACK_S, DURATION_SLACK_SHARE = 5.0, 0.01
+
+
+def read_limit_s(result: ProbeResult) -> float:
+    """The most seconds of a file probed as ``result`` that ffmpeg reads: its declared duration plus
+    :data:`DURATION_SLACK_S` or :data:`DURATION_SLACK_SHARE` of it, whichever is more."""
+    return result.duration_s + max(DURATION_SLACK_S, DURATION_SLACK_SHARE * result.duration_s)
+
+
 def input_args(path: Path, result: ProbeResult) -> list[str]:
     """ffmpeg input options ending in ``-i path`` for user media that :func:`probe` accepted as
     ``result``: the protocol and format whitelists plus ``-f <demuxer>`` forced from
-    :data:`CONTAINERS` (and MOV data references off). Options such as ``-ss`` go before them.
-    Raises :class:`MediaError` for a format not on :data:`CONTAINERS`."""
+    :data:`CONTAINERS` (and MOV data references off); no frame over :data:`MAX_PIXELS` decoded
+    (``-max_pixels``: a stream whose first frames are small may switch to huge ones after the
+    probe; a larger probed frame, accepted by a raised ``LC_MAX_VIDEO_PIXELS``, is the limit then); nothing read past :func:`read_limit_s` (``-t``: a header may declare one minute of a
+    file that holds hundreds of hours, past the length limit and the disk budget). Options such as
+    ``-ss`` go before them. Raises :class:`MediaError` for a format not on :data:`CONTAINERS`."""
     demuxer = CONTAINERS.get(result.format_name)
     if demuxer is None:
         raise MediaError(refusal(result.format_name))
     drefs = ["-enable_drefs", "0"] if demuxer == "mov" else []
-    return [*_GUARD, "-f", demuxer, *drefs, "-i", str(path)]
+    pixels = max(MAX_PIXELS, (result.width or 0) * (result.height or 0))
+    return [*_GUARD, "-max_pixels", str(pixels), "-t", f"{read_limit_s(result):.3f}", "-f", demuxer, *drefs,
+            "-i", str(path)]
 
 
 def _ffmpeg(args: list[str], *, what: str, timeout: float | None = None) -> subprocess.CompletedProcess:
@@ -157,7 +176,7 @@ def _ffmpeg(args: list[str], *, what: str, timeout: float | None = None) -> subp
 
 
 def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_audio: bool = True,
-                        max_pixels: int = 3840 * 2160) -> None:
+                        max_pixels: int = MAX_PIXELS) -> None:
     """Refuses what the pipeline cannot process. Raises :class:`MediaError` with the reason.
     ``needs_audio=False`` when captions come with the video (nothing to transcribe then);
     ``max_pixels``: the largest frame (width × height) accepted (a 300 KB file of 16000×16000 frames
@@ -197,8 +216,11 @@ def check_complete(path: Path, result: ProbeResult, *, tail_s: float = 2.0) -> N
 
 def extract_audio(src: Path, dst: Path, result: ProbeResult) -> Path:
     """Writes 16 kHz mono 16-bit PCM WAV of ``src``'s first audio stream (probed as ``result``)
-    to ``dst``. Raises :class:`MediaError` when ffmpeg fails (its text goes to the log)."""
-    _ffmpeg(["-y", *input_args(src, result), "-map", "0:a:0", "-vn", "-ac", "1", "-ar", "16000",
+    to ``dst``, on the stream's own clock: a gap in its timestamps becomes silence (``aresample``'s
+    ``async``), so a time in the WAV plus ``result.audio_offset_s`` is the time in the video (a
+    trial's audio paused 5 s at every slide change and every citation after the first slide fell up to
+    35 s early). Raises :class:`MediaError` when ffmpeg fails (its text goes to the log)."""
+    _ffmpeg(["-y", *input_args(src, result), "-map", "0:a:0", "-vn", "-af", "aresample=async=1", "-ac", "1", "-ar", "16000",
              "-c:a", "pcm_s16le", str(dst)],
             what="The lecture's audio could not be decoded; the file may be damaged. Upload it again.")
     return dst
