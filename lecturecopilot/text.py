@@ -19,6 +19,9 @@ import unicodedata
 BIDI_CONTROLS = frozenset(map(chr, [*range(0x202A, 0x202F), *range(0x2066, 0x206A)]))
 LINE_CONTROLS = frozenset("\t\n\r")  # kept in multi-line fields (comments, messages)
 MAX_FILENAME_CHARS = 255  # the usual file-system limit on one name
+# Letters that show nothing: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0) and the blank Braille
+# pattern (U+2800), which Unicode gives no White_Space property; a title of them lists as an empty entry
+FILLERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 
 
 class TextError(ValueError):
@@ -39,6 +42,12 @@ def refused(c: str, *, multiline: bool = False) -> bool:
     return cat == "Cs" or (cat == "Cc" and not (multiline and c in LINE_CONTROLS))
 
 
+def blank(text: str) -> bool:
+    """True when ``text`` shows nothing: only white space, invisible format characters (Unicode
+    category ``Cf``: zero-width spaces, the byte-order mark) and :data:`FILLERS`."""
+    return all(c.isspace() or c in FILLERS or unicodedata.category(c) == "Cf" for c in text)
+
+
 def _check_chars(text: str, field: str, what: str, multiline: bool = False) -> None:
     if any(refused(c, multiline=multiline) for c in text):
         raise TextError(field, f"{what} contains characters that are not allowed (control characters, "
@@ -49,12 +58,12 @@ def check_text(value, field: str, max_chars: int, *, multiline: bool = False) ->
     """``value`` cleaned: stripped, and unless ``multiline`` every run of whitespace (line breaks
     included) made one space.
 
-    Raises :class:`TextError` (code ``invalid_<field>``) when ``value`` is not a string, is blank,
+    Raises :class:`TextError` (code ``invalid_<field>``) when ``value`` is not a string, is blank (:func:`blank`),
     holds a refused character (see the module docstring) or is longer than ``max_chars``
     characters after cleaning.
     """
     what = f"'{field}'"
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or blank(value):
         raise TextError(field, f"{what} must be a non-empty string.")
     cleaned = value.strip() if multiline else " ".join(value.split())
     _check_chars(cleaned, field, what, multiline)
@@ -68,7 +77,7 @@ def check_filename(value, field: str = "filename") -> str:
     docstring; tabs and line breaks are refused too), at most :data:`MAX_FILENAME_CHARS` characters.
     Returns it stripped of surrounding spaces. Raises :class:`TextError` (code ``invalid_<field>``)."""
     what = f"'{field}'"
-    if not isinstance(value, str) or not value.strip():
+    if not isinstance(value, str) or blank(value):
         raise TextError(field, f"{what} must be a file name.")
     name = value.strip()
     _check_chars(name, field, what)

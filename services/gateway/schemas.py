@@ -16,7 +16,6 @@ the field, and the field's path (``answers[0].choice``); never pydantic's text.
 
 from __future__ import annotations
 
-import unicodedata
 
 import uuid
 from typing import Annotated, Any, ClassVar, Literal, get_args
@@ -25,7 +24,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fi
                       ValidationError)
 from pydantic_core import PydanticCustomError
 
-from lecturecopilot.text import MAX_FILENAME_CHARS, refused
+from lecturecopilot.text import MAX_FILENAME_CHARS, blank, refused
 
 MAX_NUMBER = 9999  # lecture numbers: 0..9999 (as the multipart upload's 'number')
 MAX_UPLOAD_SIZE = 2**63 - 1  # a Postgres bigint; the configured limit (413) is ingest's check
@@ -52,12 +51,12 @@ def clean_text(value: str, max_chars: int, *, multiline: bool = False, required:
     (the one character rule of every service: control characters but a multi-line text's line breaks,
     unpaired UTF-16 surrogates, bidirectional embedding, override and isolate controls: "Trojan
     Source", CVE-2021-42574), when it is longer than ``max_chars`` characters, or empty while
-    ``required`` (a text of only invisible format characters, Unicode category Cf such as zero-width
-    spaces, is empty too). Returns None for an empty optional text."""
+    ``required`` (a text that shows nothing, :func:`lecturecopilot.text.blank`: zero-width spaces,
+    Hangul fillers, is empty too). Returns None for an empty optional text."""
     value = value.strip() if multiline else " ".join(value.split())  # line breaks of a one-line field are spaces
     if any(refused(c, multiline=multiline) for c in value):
         raise PydanticCustomError("text_chars", REFUSED_CHARS)
-    if not value or all(unicodedata.category(c) == "Cf" or c.isspace() for c in value):  # "\u200b\ufeff": blank too
+    if not value or blank(value):  # "\u200b\ufeff", "\u3164": blank too
         if required:
             raise PydanticCustomError("text_empty", "must be a non-empty string")
         return None

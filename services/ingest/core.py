@@ -25,7 +25,7 @@ from lecturecopilot.events.v1 import events_pb2 as ev
 from lecturecopilot.labels import clock
 from lecturecopilot.settings import Settings
 from lecturecopilot.storage import MediaStore
-from lecturecopilot.text import TextError, check_filename, check_text
+from lecturecopilot.text import TextError, blank, check_filename, check_text
 
 from .errors import IngestError
 from .numbers import MAX_NUMBER, check_number, number_hold_s, numbers_exhausted, number_taken
@@ -149,7 +149,7 @@ def check_title(title, filename: str) -> str:
     """The lecture's title: ``title`` cleaned, or the file name's stem when ``title`` is blank,
     checked by :func:`lecturecopilot.text.check_text` (at most :data:`MAX_TITLE_CHARS`). Raises
     :class:`IngestError` 400 ``invalid_title``."""
-    given = not (title is None or (isinstance(title, str) and not title.strip()))
+    given = not (title is None or (isinstance(title, str) and blank(title)))
     try:
         return check_text(title if given else Path(filename).stem, "title", MAX_TITLE_CHARS)
     except TextError as e:

@@ -47,6 +47,9 @@ def test_text_is_cleaned_and_checked():
     e = _refusal(schemas.AskQuestion, {"question": "\u200b\u200c \u200d\ufeff"})
     assert e.code == "invalid_question" and "non-empty" in e.message
     assert schemas.parse(schemas.AskQuestion, {"question": "what is cha\u200bining?"}).question == "what is cha\u200bining?"
+    for blank in ("\u3164", "\u2800\u2800", "\u115f"):  # letters that show nothing
+        assert _refusal(schemas.CourseCreate, {"title": blank}).code == "invalid_title"
+    assert schemas.parse(schemas.CourseCreate, {"title": "\ud55c\uad6d\uc5b4 \u3164\uac15\uc758"}).title  # Korean with a filler
 
 
 def test_nested_fields_are_named_by_their_path_and_keep_their_codes():

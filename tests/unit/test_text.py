@@ -31,7 +31,8 @@ def test_allowed_in_titles(value, expected):
 
 def test_length_blank_and_type():
     assert check_text("x" * 200, "title", 200) == "x" * 200
-    for bad in ("x" * 201, "   ", "", None, 5, ["a"]):
+    # a hostile pass listed courses titled "\u3164" (a Hangul filler) and "\u2800\u2800" (blank Braille): empty entries
+    for bad in ("x" * 201, "   ", "", None, 5, ["a"], "\u3164", "\u2800\u2800", "\u115f \u200b", "\uffa0\u1160"):
         with pytest.raises(TextError):
             check_text(bad, "title", 200)
 
