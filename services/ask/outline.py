@@ -22,8 +22,6 @@ from .writers.extractive import is_chatter
 _HOW_MANY = re.compile(r"\bhow many (?:lectures|videos|classes|sessions)\b|\b(?:list|show)(?: me)? (?:all |the )*lectures\b"
                        r"|\b(?:what|which) (?:lectures|videos) (?:are there|are (?:in|on|part of) (?:this|the) (?:course|class)|"
                        r"does (?:this|the) (?:course|class) have)\b|\bwhat are (?:all )?the (?:lectures|videos)\b", re.I)
-_HOW_LONG = re.compile(r"\b(?:how long|duration|length)\b.*\blecture\s*(?:#|no\.?|number)?\s*(\d+)"
-                       r"|\blecture\s*(\d+)\b.*\b(?:how long|duration|length)\b", re.I)
 _TOPICS = re.compile(r"\bwhat (?:topics|subjects|things)\b.*\b(?:course|class|lectures?)\b"
                      r"|\bwhat (?:is|does) (?:this|the) (?:course|class)\b.*\b(?:about|cover)\b"
                      r"|\b(?:syllabus|course outline|table of contents)\b", re.I)
@@ -62,6 +60,22 @@ _NTH_LECTURE = rf"(?:(?P<d>\d{{1,4}})(?:st|nd|rd|th)|(?P<o>{'|'.join(_ORDINALS)}
 _SCOPES = (re.compile(rf"\b(?:in|from|during|within|of|for|according to)\s+(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})", re.I),
            re.compile(rf"\b(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})(?=\s+(?:says?|said|covers?|covered|explains?|"
                       r"explained|mentions?|mentioned|shows?|showed)\b)", re.I))
+
+
+# "how long is lecture 7?", "the duration of the second lecture", "lecture 3's length": the whole question asks
+# it (a trial's "What did lecture 2 say about how long monetary policy takes to work?" got "L2 … is 2:37 long.")
+_NAMING = rf"(?:the\s+)?(?:{_LECTURE}|{_NTH_LECTURE})"
+_HOW_LONG = re.compile(r"^\W*(?:(?:so|and|but|ok|okay)\W+)?(?P<lead>how long (?:is|was|does|will) |(?:what(?: is|'s|’s)\s+)?"
+                       rf"(?:the\s+)?(?:duration|length|running time|runtime) of )?{_NAMING}"
+                       r"(?P<tail>(?:'s|’s)?\s+(?:duration|length|running time|runtime))?(?:\s+(?:last|take|run|be|go))?"
+                       r"(?:\s+in (?:minutes|hours|total))?\W*$", re.I)
+
+
+def asks_how_long(question: str) -> int | None:
+    """The number of the lecture whose length ``question`` asks and asks nothing else ("how long is
+    lecture 7?", "what's the duration of the second lecture?"); None otherwise."""
+    m = _HOW_LONG.match(question.strip())
+    return _number(m.group("n") or m.group("d") or m.group("o")) if m and (m.group("lead") or m.group("tail")) else None
 
 
 def lecture_scope(question: str) -> tuple[int, str] | None:
@@ -251,9 +265,8 @@ def answer(question: str, lectures: list[LectureInfo],
         return lecture_outline(one[0]) if one else _course_topics(ready)
     if _TOPICS.search(question):
         return _course_topics(ready)
-    m = _HOW_LONG.search(question)
-    if m:
-        n = int(m.group(1) or m.group(2))
+    n = asks_how_long(question)
+    if n is not None:
         if n not in by_number:
             return _no_such_lecture(n, ready)
         l = by_number[n]

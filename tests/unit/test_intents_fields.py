@@ -11,7 +11,7 @@ from services.ask.disfluency import clean
 from services.ask.examprep import quiz_intent
 from services.ask.followup import continues
 from services.ask.moment import points_at_screen
-from services.ask.outline import asks_for_outline, asks_for_unnamed_outline, lecture_scope
+from services.ask.outline import asks_for_outline, asks_for_unnamed_outline, asks_how_long, lecture_scope
 from services.ask.requests_policy import unsupported
 
 # -- outline: what one lecture, or the lecture at hand, holds -------------------------------------
@@ -57,6 +57,30 @@ def test_a_topic_asked_of_a_named_lecture(question, number, rest):
 @pytest.mark.parametrize("question", NOT_SCOPED)
 def test_a_question_naming_no_lecture_is_not_scoped(question):
     assert lecture_scope(question) is None
+
+
+# -- a lecture's length: the whole question asks it ----------------------------------------------------
+HOW_LONG = [("how long is lecture 7?", 7), ("What is the duration of lecture 3?", 3), ("lecture 5's length?", 5),
+            ("how long does lecture 4 last?", 4), ("How long is the 2nd lecture?", 2),
+            ("how long is the third lecture in minutes?", 3)]
+NOT_HOW_LONG = [
+    "What did lecture 2 say about how long monetary policy takes to work?",  # economics: a trial's, got "… is 2:37 long."
+    "how long does lecture 3 take to explain entropy",                       # physics
+    "In lecture 1, what is the length of the loop of Henle?",                # physiology
+    "how long is the refractory period in lecture 4?",                       # neuroscience
+    "what is the wavelength in lecture 2?",                                  # physics
+    "How long does DNA replication take according to lecture 1?",           # biology
+]
+
+
+@pytest.mark.parametrize("question, number", HOW_LONG)
+def test_a_lectures_length_asked(question, number):
+    assert asks_how_long(question) == number
+
+
+@pytest.mark.parametrize("question", NOT_HOW_LONG)
+def test_a_duration_inside_a_topic_is_not_the_lectures_length(question):
+    assert asks_how_long(question) is None
 
 
 UNNAMED_OUTLINE = [
