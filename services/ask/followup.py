@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import re
 
+from rapidfuzz import fuzz
+
 from lecturecopilot.vocabulary import QUESTION_VERBS as _QUESTION_VERBS
 
 from . import moment
@@ -67,14 +69,25 @@ def _topic(question: str, like: str = "") -> str:
     return max(reversed(runs), key=lambda r: len(r.split()))
 
 
+LIKE_LETTERS = 0.7  # rapidfuzz's normalised Indel ratio at which two words are spelled alike ("inflation"/"deflation" 0.78)
+
+
 def _narrowed(old: str, new: str) -> str:
     """The part of the run ``old`` that the topic ``new`` stands for: when ``new``'s head (last)
     word is in ``old``, the words of ``old`` up to it, as many as ``new`` has ("counting sort
-    stable" for "radix sort" → "counting sort", so "stable" stays); else ``old`` whole."""
+    stable" for "radix sort" → "counting sort", so "stable" stays); else as many words of ``old`` as
+    ``new`` has that are spelled like it (:data:`LIKE_LETTERS`: "inflation" in "unexpected inflation hurt
+    lenders" for "deflation"; a trial's follow-up became "Does deflation?"); else ``old`` whole."""
     o, n = old.split(), new.split()
     for i, w in enumerate(o):
         if n and w.lower() == n[-1].lower() and i + 1 >= len(n):
             return " ".join(o[i + 1 - len(n):i + 1])
+    if n and len(o) > len(n):  # "unexpected inflation hurt lenders" for "deflation": the words spelled like it
+        spans = [" ".join(o[i:i + len(n)]) for i in range(len(o) - len(n) + 1)]
+        best = max(spans, key=lambda x: fuzz.ratio(x.lower(), new.lower()))
+        if fuzz.ratio(best.lower(), new.lower()) >= LIKE_LETTERS * 100 and not (best.lower() in new.lower()
+                                                                             or new.lower() in best.lower()):
+            return best  # not "sort" for "quicksort": a word inside the other is its head, not its sibling
     return old
 
 

@@ -89,6 +89,9 @@ def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, ex
      "How does the gas behave above the critical temperature?"),
     ("What does the enzyme do inside the cell?", "what about outside it?", "What does the enzyme do outside the cell?"),
     ("What is merge sort?", "how about insertion sort", "What is insertion sort?"),  # not "in" + "sertion sort"
+    # a one-word topic swaps the word of a longer run spelled like it (a trial's became "Does deflation?")
+    ("Does unexpected inflation hurt lenders?", "what about deflation?", "Does unexpected deflation hurt lenders?"),
+    ("Why does hyperpolarization follow the spike?", "and depolarization?", "Why does depolarization follow the spike?"),
     ("What is merge sort?", "and for insertion sort?", "What is insertion sort?"),
 ])
 def test_a_topic_swap_reads_whole_words(prev, msg, expected):
