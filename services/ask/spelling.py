@@ -142,7 +142,8 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
       {"ETC": "electron transport chain"}, and of three letters or more ("ID", "AT" are words and
       abbreviations of every course): only an acronym typed in capitals stands for it, and the phrase
       is added beside it. When two phrases give the same letters, the one said more than twice as
-      often as the other wins; else neither is taken.
+      often as the other wins, or the one phrase that skips no word if no other is said more often
+      ("consumer price index" over "change in a price index"); else neither is taken.
     """
     pairs = Counter(f"{a} {b}" for words in segments for a, b in zip(words, words[1:])
                     if len(a) >= 2 and len(b) >= 2 and len(a) + len(b) >= 6 and a + b not in vocabulary)
@@ -166,11 +167,17 @@ def compounds(segments: list[list[str]], vocabulary: dict[str, int]) -> dict[str
             by_letters.setdefault(letters, []).append((n, phrase))
     for letters, found in by_letters.items():
         found.sort(reverse=True)
+        whole = [(n, p) for n, p in found if len(p.split()) == len(letters)]  # no word skipped
         if len(found) == 1 or found[0][0] > 2 * found[1][0]:
-            if letters not in vocabulary and letters not in lower_case_words():
-                out.setdefault(letters, found[0][1])
-            elif len(letters) >= 3:  # "ETC"; never "ID", "AT", "IN": words and abbreviations of every course
-                out.setdefault(letters.upper(), found[0][1])
+            phrase = found[0][1]
+        elif len(whole) == 1 and whole[0][0] == found[0][0]:
+            phrase = whole[0][1]  # "consumer price index", not "(percentage) change in a price index"
+        else:
+            continue
+        if letters not in vocabulary and letters not in lower_case_words():
+            out.setdefault(letters, phrase)
+        elif len(letters) >= 3:  # "ETC"; never "ID", "AT", "IN": words and abbreviations of every course
+            out.setdefault(letters.upper(), phrase)
     return out
 
 

@@ -172,3 +172,11 @@ def test_a_question_in_acronyms_is_searched_as_the_course_says_it():
     assert found["ETC"] == "electron transport chain" and "etc" not in found
     assert correct("What does the ETC do?", vocab, found) == "What does the ETC electron transport chain do?"
     assert correct("mitochondria, membranes etc", vocab, found) == "mitochondria, membranes etc"
+    # a trial's "What is the CPI?" quoted the slides' CPI formula, not the definition: "change in a price index"
+    # has the same letters; the phrase that skips no word, said as often, stands for them
+    cpi, vocab = _course("the percentage change in a price index", "the consumer price index is a basket",
+                         "CPI this year over CPI last year", "measured with the consumer price index",
+                         "the percentage change in a price index again")
+    found = compounds(cpi, vocab)
+    assert found["CPI"] == "consumer price index"
+    assert correct("What is the CPI?", vocab, found) == "What is the CPI consumer price index?"
