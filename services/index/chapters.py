@@ -5,6 +5,7 @@ measures the boundaries against the lecturers' own chapters (Pk, WindowDiff, bou
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -139,7 +140,8 @@ def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: floa
     """The title of the slide on screen for at least half of the stretch from ``start_s`` to ``end_s``
     (seconds); when none is, the first titled slide on screen in it (a lecture's or a section's first
     slide names what follows: an 85-second statistics lecture of five slides was titled by its last, the
-    one up longest); "" when no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time
+    one up longest), passing over a title slide that names the lecture ("ECON 102 — Lecture 1"); "" when
+    no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time
     order; a slide stays up until the next one appears (one already up at ``start_s`` counts from there).
     The lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it."""
     shown: dict[str, float] = {}  # in the order first shown
@@ -151,7 +153,14 @@ def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: floa
     if not shown:
         return ""
     longest = max(shown, key=lambda k: shown[k])
-    return longest if shown[longest] >= 0.5 * (end_s - start_s) else next(iter(shown))
+    if shown[longest] >= 0.5 * (end_s - start_s):
+        return longest
+    return next((t for t in shown if not _NAMES_A_LECTURE.search(t)), next(iter(shown)))
+
+
+# A title slide's "ECON 102 — Lecture 1", "Week 3": it names the lecture, not a stretch of it (a trial's first
+# chapter, five slides long, was titled so)
+_NAMES_A_LECTURE = re.compile(r"\b(?:lecture|lec|week|session|class|module|unit|part)\s*(?:#|no\.?)?\s*\d+\b", re.I)
 
 
 def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: list, *, bullets: int = 3,

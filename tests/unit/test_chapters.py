@@ -88,6 +88,11 @@ def test_a_chapter_takes_the_title_of_the_slide_shown_longest_in_it():
                (48.0, "Building a 95% interval"), (64.0, "Interpreting the interval")]
     assert slide_chapter_title(lecture, 0.0, 85.0) == "The central limit theorem"
     assert slide_chapter_title(lecture, 10.0, 85.0) == "The central limit theorem"  # up at the start: it counts
+    # a title slide naming the lecture is passed over (a trial's first chapter was "ECON 102 — Lecture 1")
+    econ = [(0.0, "ECON 102 — Lecture 1"), (13.1, "What is inflation?"), (39.1, "The consumer price index"),
+            (65.1, "Computing the inflation rate"), (90.0, "Nominal vs real values")]
+    assert slide_chapter_title(econ, 0.0, 117.0) == "What is inflation?"
+    assert slide_chapter_title([(0.0, "Week 3: Entropy")], 0.0, 60.0) == "Week 3: Entropy"  # the only one
 
 
 def test_make_chapters_prefer_the_slides_spelling_to_the_transcripts():
