@@ -253,6 +253,9 @@ ALTER TABLE courses ADD COLUMN IF NOT EXISTS assessment_mode boolean NOT NULL DE
 ALTER TABLE courses ADD COLUMN IF NOT EXISTS checkpoints boolean NOT NULL DEFAULT false;
 -- an attempt given at such a checkpoint (counted per checkpoint in the course's insights)
 ALTER TABLE quiz_attempts ADD COLUMN IF NOT EXISTS checkpoint boolean NOT NULL DEFAULT false;
+-- who answered, as the gateway's keyed hash (HMAC, as answers.asker): the statistics count each person once.
+-- Attempts stored before this column have none: each counts on its own.
+ALTER TABLE quiz_attempts ADD COLUMN IF NOT EXISTS person text;
 -- insights: who asked, as the keyed hash (HMAC) used for rate limits; never an email or IP
 ALTER TABLE answers ADD COLUMN IF NOT EXISTS asker text;
 -- asked by the course's instructor or an admin: not counted as a student in insights

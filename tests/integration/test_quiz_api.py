@@ -162,6 +162,14 @@ def test_students_list_without_answers_and_get_a_graded_score(stack, people, qui
     after = {q["id"]: q for q in _admin_view(stack, people, lecture)}
     assert after[a]["attempts"] == 1 and after[a]["wrong"] == 0
     assert after[b]["attempts"] == 2 and after[b]["wrong"] == 2
+    # each person counts once: a visitor repeating a wrong answer (a hostile pass made it 15 of 15) adds nothing
+    for _ in range(3):
+        assert requests.post(f"{base}/api/courses/{quiz['course']}/quiz/answers",
+                             json={"answers": [{"question_id": b, "choice": wrong}]}, timeout=10).status_code == 200
+        assert requests.post(f"{base}/api/lectures/{lecture}/quiz/answers", headers=people["student"],
+                             json={"answers": [{"question_id": a, "choice": right}]}, timeout=10).status_code == 200
+    after = {q["id"]: q for q in _admin_view(stack, people, lecture)}
+    assert (after[a]["attempts"], after[a]["wrong"], after[b]["attempts"], after[b]["wrong"]) == (1, 0, 2, 2)
     # bad submissions
     url = f"{base}/api/lectures/{lecture}/quiz/answers"
     assert _code(requests.post(url, json={"answers": [{"question_id": a, "choice": 4}]}, timeout=10)) == (400, "invalid_choice")

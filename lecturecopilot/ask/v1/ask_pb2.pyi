@@ -115,10 +115,12 @@ class PracticeAnswer(_message.Message):
     def __init__(self, question_id: _Optional[str] = ..., choice: _Optional[int] = ..., checkpoint: _Optional[bool] = ...) -> None: ...
 
 class AnswerPracticeRequest(_message.Message):
-    __slots__ = ("answers",)
+    __slots__ = ("answers", "person")
     ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    PERSON_FIELD_NUMBER: _ClassVar[int]
     answers: _containers.RepeatedCompositeFieldContainer[PracticeAnswer]
-    def __init__(self, answers: _Optional[_Iterable[_Union[PracticeAnswer, _Mapping]]] = ...) -> None: ...
+    person: str
+    def __init__(self, answers: _Optional[_Iterable[_Union[PracticeAnswer, _Mapping]]] = ..., person: _Optional[str] = ...) -> None: ...
 
 class PracticeResult(_message.Message):
     __slots__ = ("question_id", "choice", "correct", "answer_index", "explanation", "citation")

@@ -29,8 +29,8 @@ __all__ = ["NotFound", "QuizError", "answer", "delete", "edit", "list_practice",
 
 def _with_answers(conn, rows: list[dict]) -> list[dict]:
     """``rows`` with the instructor's fields: ``report_comments`` (non-empty, oldest first),
-    ``reports``, ``attempts``, ``wrong``, and of those the answers given at a checkpoint:
-    ``checkpoint_attempts``, ``checkpoint_wrong``."""
+    ``reports``, ``attempts`` (people who answered), ``wrong`` (of them, those who ever answered
+    wrongly), and the same of answers given at a checkpoint: ``checkpoint_attempts``, ``checkpoint_wrong``."""
     stats, comments = store.practice_stats(conn, [r["id"] for r in rows])
     out = []
     for r in rows:
@@ -114,12 +114,13 @@ def report(pool: ConnectionPool, question_id: str, comment: str | None) -> None:
         store.report_question(conn, question_id, comment)
 
 
-def answer(pool: ConnectionPool, answers: Sequence[tuple[str, int, bool]]) -> list[dict]:
+def answer(pool: ConnectionPool, answers: Sequence[tuple[str, int, bool]], person: str | None = None) -> list[dict]:
     """Records and grades each ``(question_id, choice, checkpoint)`` in order (``checkpoint``: the
-    answer was given at a checkpoint while watching, counted apart in the statistics); per answer
+    answer was given at a checkpoint while watching, counted apart in the statistics; ``person``: who
+    answered, a pseudonym, each counted once per question); per answer
     ``{"question_id", "choice", "correct", "answer_index", "explanation", "cite_lecture_id",
     "cite_lecture_number", "cite_t_s"}``. NotFound for an unknown question, QuizError for a choice
     not 0–3 (the answers before it stay recorded)."""
     with pool.connection() as conn:
-        return [{"question_id": qid, "choice": choice, **store.record_attempt(conn, qid, choice, checkpoint)}
+        return [{"question_id": qid, "choice": choice, **store.record_attempt(conn, qid, choice, checkpoint, person)}
                 for qid, choice, checkpoint in answers]

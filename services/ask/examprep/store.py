@@ -245,7 +245,8 @@ def list_questions(conn, *, lecture_id: str | None = None, course_id: str | None
                q.answer_index, q.explanation, q.cite_lecture_id::text AS cite_lecture_id, q.cite_t_s, q.method,
                q.created_at, q.updated_at, c.number AS cite_lecture_number, l.number AS lecture_number,
                (SELECT count(*) FROM quiz_reports r WHERE r.question_id=q.id) AS reports,
-               (SELECT count(*) FROM quiz_attempts a WHERE a.question_id=q.id) AS attempts
+               (SELECT count(DISTINCT coalesce(a.person, a.ctid::text)) FROM quiz_attempts a
+                WHERE a.question_id=q.id) AS attempts
         FROM quiz_questions q JOIN lectures l ON l.id=q.lecture_id JOIN lectures c ON c.id=q.cite_lecture_id
         WHERE {where} ORDER BY l.number, q.cite_t_s, q.created_at""", (arg,))
     for r in rows:
@@ -323,7 +324,7 @@ def report_question(conn, question_id: str, comment: str | None = None) -> None:
     _rows(conn, "INSERT INTO quiz_reports (question_id, comment) VALUES (%s,%s)", (q["id"], (comment or "").strip() or None))
 
 
-def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool = False) -> dict:
+def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool = False, person: str | None = None) -> dict:
     """Records a student's answer (``checkpoint``: given at a checkpoint while watching); returns
     {correct, answer_index, explanation, cite_lecture_id, cite_lecture_number, cite_t_s}.
     NotFound for an unknown question, QuizError for a choice not 0–3."""
@@ -331,20 +332,24 @@ def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool =
     if isinstance(chosen_index, bool) or not isinstance(chosen_index, int) or not 0 <= chosen_index <= 3:
         raise QuizError("chosen_index must be 0, 1, 2 or 3.")
     correct = chosen_index == q["answer_index"]
-    _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct, checkpoint) VALUES (%s,%s,%s,%s)",
-          (q["id"], chosen_index, correct, bool(checkpoint)))
+    _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct, checkpoint, person) VALUES (%s,%s,%s,%s,%s)",
+          (q["id"], chosen_index, correct, bool(checkpoint), person))
     return {"correct": correct, "answer_index": q["answer_index"], "explanation": q["explanation"],
             "cite_lecture_id": q["cite_lecture_id"], "cite_lecture_number": q["cite_lecture_number"],
             "cite_t_s": q["cite_t_s"]}
 
 
 def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict[str, list]]:
-    """For the questions: ``({id: {"n", "wrong", "cp_n", "cp_wrong"}}`` attempts and wrong ones, all
-    and those given at a checkpoint, ``{id: [comment, ...]})`` of their reports (oldest first; a
-    comment may be None). Two queries."""
+    """For the questions: ``({id: {"n", "wrong", "cp_n", "cp_wrong"}}`` the people who answered and
+    those who ever answered wrongly, all and at a checkpoint (each person once, however often they answer:
+    a visitor answering 15 times counted 15; an attempt with no person, from before it was kept, counts
+    on its own), ``{id: [comment, ...]})`` of their reports (oldest first; a comment may be None). Two queries."""
+    who = "coalesce(person, ctid::text)"
     stats = {x["q"]: x for x in _rows(
-        conn, "SELECT question_id::text AS q, count(*) AS n, count(*) FILTER (WHERE NOT correct) AS wrong, "
-              "count(*) FILTER (WHERE checkpoint) AS cp_n, count(*) FILTER (WHERE checkpoint AND NOT correct) AS cp_wrong "
+        conn, f"SELECT question_id::text AS q, count(DISTINCT {who}) AS n, "
+              f"count(DISTINCT {who}) FILTER (WHERE NOT correct) AS wrong, "
+              f"count(DISTINCT {who}) FILTER (WHERE checkpoint) AS cp_n, "
+              f"count(DISTINCT {who}) FILTER (WHERE checkpoint AND NOT correct) AS cp_wrong "
               "FROM quiz_attempts WHERE question_id = ANY(%s::uuid[]) GROUP BY question_id", (question_ids,))}
     comments: dict[str, list] = {}
     for c in _rows(conn, "SELECT question_id::text AS q, comment FROM quiz_reports "

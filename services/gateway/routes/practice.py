@@ -84,9 +84,10 @@ def _questions(**scope: str) -> list[ask_pb2.PracticeQuestion]:
 
 def _answered(answers: list[tuple[str, int]], checkpoint: bool = False) -> list[ask_pb2.PracticeResult]:
     """Records and grades ``(question_id, choice)`` pairs in ask, marked as given at a checkpoint when
-    ``checkpoint`` (400 ``invalid_answers`` if ask refuses one)."""
+    ``checkpoint`` and with who answered (:func:`~services.gateway.access.person`: the statistics count each
+    person once, so a visitor repeating an answer does not skew them); 400 ``invalid_answers`` if ask refuses one."""
     req = ask_pb2.AnswerPracticeRequest(answers=[ask_pb2.PracticeAnswer(question_id=q, choice=c, checkpoint=checkpoint)
-                                                 for q, c in answers])
+                                                 for q, c in answers], person=person())
     return list(ask_call("AnswerPractice", req, invalid="invalid_answers").results)
 
 
