@@ -48,6 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     proc = sub.add_parser("process", help="process a lecture file through the pipeline and wait until it is ready")
     proc.add_argument("file", help=f"a video ({CONTAINERS_LABEL}) or captions (WebVTT, SRT) file")
     proc.add_argument("--course", required=True, help="course id, or a title (created when no course has it)")
+    proc.add_argument("--owner", help="the instructor's email address owning a course this creates (default: none, "
+                                      "only an admin manages it)")
     proc.add_argument("--captions", help="captions for the video (used instead of transcription)")
     proc.add_argument("--title", default="", help="lecture title (default: the file name)")
     proc.add_argument("--number", type=int, help="lecture number (default: next in the course)")

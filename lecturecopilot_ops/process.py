@@ -16,6 +16,7 @@ from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list 
 from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
 from services.gateway import store as gateway_store
+from services.gateway.emails import normal_email
 from services.ingest.core import Upload, UploadRequest, ingest_lecture
 from services.ingest.errors import IngestError
 from services.ingest.store import IngestStore
@@ -23,10 +24,14 @@ from services.ingest.store import IngestStore
 from . import stack
 
 
-def _course_id(pool, course: str) -> tuple[str, bool]:
-    """``(id, created)`` of ``course`` (an id, or the title of one course, created when none; through
-    the gateway's store, which owns courses). Raises ``ValueError`` for a blank title or one that
-    several courses share (it names their ids)."""
+def _course_id(pool, course: str, owner: str | None = None) -> tuple[str, bool]:
+    """``(id, created)`` of ``course`` (an id, or the title of one course, created when none, owned by the
+    instructor ``owner``, an email address, or by no one; through the gateway's store, which owns courses).
+    Raises ``ValueError`` for a blank title, one that several courses share (it names their ids) or an
+    ``owner`` that is no email address."""
+    owner_email = normal_email(owner) if owner is not None else None
+    if owner is not None and owner_email is None:
+        raise ValueError(f"--owner must be an email address, not {owner!r}")
     try:
         found = gateway_store.course_ids(pool, course_id=str(uuid.UUID(course)))
         if found:
@@ -42,7 +47,7 @@ def _course_id(pool, course: str) -> tuple[str, bool]:
     if found:
         return found[0], False
     cid = str(uuid.uuid4())
-    gateway_store.create_course(pool, cid, title, None, "public")
+    gateway_store.create_course(pool, cid, title, owner_email, "public")
     return cid, True
 
 
@@ -59,7 +64,7 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
                                  settings=settings)
     try:
         try:
-            course_id, created = _course_id(pool, args.course)
+            course_id, created = _course_id(pool, args.course, getattr(args, "owner", None))
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
@@ -67,7 +72,10 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
         if lecture_id is None:
             return 1
         if created:
-            print(f"created course {args.course!r} ({course_id})")
+            owner = getattr(args, "owner", None)
+            print(f"created course {args.course!r} ({course_id})"
+                  + (f", owned by {normal_email(owner)}" if owner else ", owned by no instructor (admins manage it; "
+                     "--owner EMAIL gives a new course to an instructor)"))
         print(f"queued lecture {lecture_id} in course {course_id}")
         return 0 if args.no_wait else _follow(settings, pool, lecture_id, course_id)
     finally:

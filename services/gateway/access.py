@@ -128,7 +128,9 @@ def course_row(course_id: str, *, manage: bool = False) -> dict:
     if manage:
         require("instructor", "admin")
         if not may_manage(row):
-            raise ApiError(403, "forbidden", "Only the course's instructor or an admin can do this.")
+            raise ApiError(403, "forbidden", "Only the course's instructor or an admin can do this." if row["owner_email"]
+                           else "Only an admin can do this: the course has no instructor (it was made on the command "
+                                "line without --owner).")
     return row
 
 

@@ -96,3 +96,28 @@ def test_webm_screen_recording_gets_a_web_copy(stack, tmp_path, synth_video):
     assert v.status_code == 206 and v.headers["Cache-Control"] == "private, max-age=3600", v.headers
     assert v.headers["Vary"] == "Authorization, Cookie"  # a shared cache must not give it to another viewer
     assert requests.get(f"{stack.base}/api/lectures/{lecture_id}/video", timeout=10).status_code == 404
+
+
+def test_a_course_the_cli_makes_belongs_to_its_owner_or_to_the_admins(stack, tmp_path):
+    """A trial made a course with ``process`` and then could not upload to it as its instructor: 403
+    "Only the course's instructor or an admin can do this." naming no way out."""
+    from web_helpers import mint
+
+    vtt = tmp_path / "owned.vtt"
+    vtt.write_text(VTT)
+    out = _cli("process", str(vtt), "--course", "CLI owned course", "--owner", "Prof.Owner@Example.EDU", "--no-wait")
+    assert out.returncode == 0, out.stderr
+    assert "owned by prof.owner@example.edu" in out.stdout
+    bad = _cli("process", str(vtt), "--course", "CLI course of nobody", "--owner", "not an address", "--no-wait")
+    assert bad.returncode == 2 and "--owner must be an email address" in bad.stderr
+    nobody = _cli("process", str(vtt), "--course", "CLI course of nobody", "--no-wait")
+    assert nobody.returncode == 0 and "owned by no instructor" in nobody.stdout and "--owner EMAIL" in nobody.stdout
+    courses = {c["title"]: c["id"] for c in requests.get(f"{stack.base}/api/courses", timeout=10).json()["courses"]}
+    owner = mint(stack, "instructor", "prof.owner@example.edu")
+    files = {"captions": ("two.vtt", VTT.encode(), "text/vtt")}
+    r = requests.post(f"{stack.base}/api/courses/{courses['CLI owned course']}/lectures", headers=owner, files=files,
+                      data={"title": "second"}, timeout=60)
+    assert r.status_code == 202, r.text
+    r = requests.post(f"{stack.base}/api/courses/{courses['CLI course of nobody']}/lectures", headers=owner,
+                      files=files, data={"title": "second"}, timeout=60)
+    assert r.status_code == 403 and "no instructor" in r.json()["error"]["message"] and "--owner" in r.json()["error"]["message"]
