@@ -34,6 +34,12 @@ def slide_title(lines: Sequence[str]) -> str:
     return ""
 
 
+# Words no phrase ends on: articles, prepositions, conjunctions, "as", "than" ("Banks keep a fraction of deposits as" /
+# "reserves": a trial's slide line wrapped there was quoted cut off)
+_NEVER_LAST = frozenset("a an the of to in on at by for from with into onto as than and or but nor that which whose "
+                        "via per versus vs".split())
+
+
 def slide_sentence(lines: Sequence[str]) -> str:
     """OCR'd lines of one slide (top to bottom) as one sentence-like string.
 
@@ -44,7 +50,8 @@ def slide_sentence(lines: Sequence[str]) -> str:
     as a wrapped line does): ``["Heaps", "• Insert: sift up", "• Extract-max:", "sift down"]`` →
     ``"Heaps: Insert: sift up; Extract-max: sift down."``; on a slide without any, each line is an item
     (``["Dijkstra", "non-negative weights", "min-priority queue"]`` → ``"Dijkstra: non-negative weights;
-    min-priority queue."``) unless the line above ends on a comma, an operator or an open bracket. Returns
+    min-priority queue."``) unless the line above ends on a comma, an operator, an open bracket or a word
+    no phrase ends on (:data:`_NEVER_LAST`: "… deposits as" / "reserves"). Returns
     "" for no text.
     """
     marked = [strip_bullet(ln) for ln in lines if ln and ln.strip()]
@@ -58,7 +65,8 @@ def slide_sentence(lines: Sequence[str]) -> str:
     listed = any(bullet for bullet, _ in marked)  # no marker anywhere: every line is an item of its own,
     for bullet, text in marked:                    # unless the line above plainly goes on ("…digit,", "f(")
         goes_on = bool(items) and (items[-1].endswith((",", "(", "-", "/", "+", "="))
-                                   or items[-1].count("(") > items[-1].count(")"))
+                                   or items[-1].count("(") > items[-1].count(")")
+                                   or items[-1].rsplit(None, 1)[-1].lower() in _NEVER_LAST)
         if bullet or not items or not (listed or goes_on):
             items.append(text)
         else:  # a wrapped line goes on with the item above it

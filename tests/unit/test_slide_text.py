@@ -18,6 +18,12 @@ def test_list_markers_are_dropped_and_each_bullet_is_an_item():
     assert slide_sentence(["Radix Sort", "Sort digit by digit,", "least significant first"]) == \
         "Radix Sort: Sort digit by digit, least significant first."
     assert slide_sentence(["\u2022 one bullet, no title"]) == "one bullet, no title."
+    # a line ending on a word no phrase ends on goes on below (a trial's "Banks keep a fraction of deposits as" was cut)
+    assert slide_sentence(["The money multiplier", "Banks keep a fraction of deposits as", "reserves",
+                           "Multiplier = 1 / reserve ratio"]) == \
+        "The money multiplier: Banks keep a fraction of deposits as reserves; Multiplier = 1 / reserve ratio."
+    assert slide_sentence(["Dijkstra", "non-negative weights", "min-priority queue"]) == \
+        "Dijkstra: non-negative weights; min-priority queue."  # lines of their own stay items
     assert slide_sentence(["\u2022", "  "]) == ""
 
 
