@@ -224,6 +224,8 @@ class Settings(BaseSettings):
     feedback_limit: int = Field(default=60, description="Answer ratings an hour per person (one rating per answer "
                                 "per person is kept; a new one replaces it).")
     note_limit: int = Field(default=300, description="Note writes (add, edit, delete) an hour per person.")
+    notes_export_limit: int = Field(default=60, description="Markdown exports of notes an hour per person (an export "
+                                    "of the most notes takes seconds of the gateway's time).")
     notes_per_user: int = Field(default=2000, description="Notes one account may keep, across the lectures of the courses it can see.")
 
     @model_validator(mode="after")

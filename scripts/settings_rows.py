@@ -94,8 +94,9 @@ ROWS: list[tuple[tuple[str, ...], str]] = [
     (("search_limit_visitor", "search_limit_user"), "searches a day per person across all courses, visitor / signed "
      "in (admins: unlimited)"),
     (("feedback_limit",), "answer ratings an hour per person (one rating per person per answer is kept)"),
-    (("note_limit", "notes_per_user"), "note writes (add, edit, delete) an hour per person (admins: unlimited); "
-     "notes one account may keep on the courses it can see (beyond: 409 `too_many_notes`)"),
+    (("note_limit", "notes_per_user", "notes_export_limit"), "note writes (add, edit, delete) an hour per person "
+     "(admins: unlimited); notes one account may keep on the courses it can see (beyond: 409 `too_many_notes`); "
+     "Markdown exports of notes an hour per person (admins: unlimited)"),
     (("proxy_hops", "max_json_bytes"), "trusted reverse proxies in front of the gateway (`X-Forwarded-For`, `-Proto`, "
      "`-Host`); largest non-upload request body"),
     (("max_event_streams", "max_event_streams_person", "event_stream_max_s"), "live progress streams (SSE) open at "

@@ -170,7 +170,8 @@ def test_bad_notes_are_refused_with_the_field_named(stack, world):
 
 
 def test_the_account_cap_and_the_hourly_write_limit(stack, world):
-    gw = Gateway(stack, {"LC_NOTES_PER_USER": "3", "LC_NOTE_LIMIT": "6", "LC_SECRET_KEY": "notes-limits-0123456789"})
+    gw = Gateway(stack, {"LC_NOTES_PER_USER": "3", "LC_NOTE_LIMIT": "6", "LC_NOTES_EXPORT_LIMIT": "2",
+                         "LC_SECRET_KEY": "notes-limits-0123456789"})
     try:
         who, l1 = mint(stack, "student", "notes-capped@example.edu"), world["l1"]
         ids = []
@@ -187,6 +188,10 @@ def test_the_account_cap_and_the_hourly_write_limit(stack, world):
         # reading is not limited, and the refused writes left the notes as they were
         got = requests.get(f"{gw.base}/api/lectures/{l1}/notes", headers=who, timeout=10).json()["notes"]
         assert [n["text"] for n in got] == ["e", "n2"]
+        # exports count on their own (a hostile pass's eight at once slowed every request of the gateway)
+        exports = [requests.get(f"{gw.base}/api/lectures/{l1}/notes.md", headers=who, timeout=10) for _ in range(3)]
+        assert [r.status_code for r in exports[:2]] == [200, 200] and "n2" in exports[0].text
+        assert _code(exports[2]) == (429, "rate_limited")
     finally:
         gw.close()
 

@@ -7,7 +7,9 @@ Notes are private to their author, whatever the role: every route needs a signed
 ``not_found`` for a note that is another's, exactly as for one that does not exist, so nothing says
 whether it does (an instructor of the course and an admin included). A lecture or course the caller
 may not see is a 404 as everywhere (``access.lecture_row``). Writes (add, edit, delete) count
-against ``LC_NOTE_LIMIT`` an hour per person (429 ``rate_limited`` beyond, admins not limited); an
+against ``LC_NOTE_LIMIT`` an hour per person and Markdown exports against ``LC_NOTES_EXPORT_LIMIT`` (429
+``rate_limited`` beyond, admins not limited: a hostile pass's eight exports of 300 long notes at once held every
+other request of the gateway half a second); an
 account keeps at most ``LC_NOTES_PER_USER`` notes (409 ``too_many_notes``). Cookie writes need
 ``X-CSRF-Token`` as every other.
 """
@@ -32,6 +34,12 @@ MARKDOWN = "text/markdown; charset=utf-8"
 def _author() -> str:
     """The signed-in caller's address (lower-case), whose notes a request reaches; 401 for a visitor."""
     return require("student", "instructor", "admin").email.lower()
+
+
+def _count_export() -> None:
+    """Counts one Markdown export of the caller against ``LC_NOTES_EXPORT_LIMIT`` an hour (429 beyond; admins not counted)."""
+    if not unlimited():
+        limited([(f"notes-export:{person()}", limits.HOUR_S, ctx().settings.notes_export_limit)], "note exports this hour")
 
 
 def _count_write() -> None:
@@ -129,6 +137,7 @@ def lecture_notes_markdown(lecture_id: str) -> Response:
     time links to ``/courses/{course_id}?lecture={lecture_id}&t={seconds}``."""
     email = _author()
     lecture = lecture_row(lecture_id)
+    _count_export()
     rows = notes_store.of_lecture(ctx().pool, email, str(lecture["id"]))
     title = f"Notes: L{lecture['number']} · {lecture['title']}"
     body = notes.markdown(title, rows, ctx().settings.public_url.rstrip("/"))
@@ -142,6 +151,7 @@ def course_notes_markdown(course_id: str) -> Response:
     lecture by number, each note's time a link to its moment on the page."""
     email = _author()
     course = course_row(course_id)
+    _count_export()
     rows = notes_store.of_course(ctx().pool, email, str(course["id"]))
     body = notes.markdown(f"Notes: {course['title']}", rows, ctx().settings.public_url.rstrip("/"))
     return _markdown(body, "notes-" + download_name(None, course["title"], "md"))
