@@ -152,8 +152,9 @@ def input_args(path: Path, result: ProbeResult) -> list[str]:
     ``result``: the protocol and format whitelists plus ``-f <demuxer>`` forced from
     :data:`CONTAINERS` (and MOV data references off); no frame over :data:`MAX_PIXELS` decoded
     (``-max_pixels``: a stream whose first frames are small may switch to huge ones after the
-    probe; a larger probed frame, accepted by a raised ``LC_MAX_VIDEO_PIXELS``, is the limit then); nothing read past :func:`read_limit_s` (``-t``: a header may declare one minute of a
-    file that holds hundreds of hours, past the length limit and the disk budget). Options such as
+    probe; a larger probed frame, accepted by a raised ``LC_MAX_VIDEO_PIXELS``, is the limit then);
+    nothing read past :func:`read_limit_s` (``-t``: a header may declare one minute of a file that
+    holds hundreds of hours, past the length limit and the disk budget). Options such as
     ``-ss`` go before them. Raises :class:`MediaError` for a format not on :data:`CONTAINERS`."""
     demuxer = CONTAINERS.get(result.format_name)
     if demuxer is None:
@@ -220,8 +221,8 @@ def extract_audio(src: Path, dst: Path, result: ProbeResult) -> Path:
     ``async``), so a time in the WAV plus ``result.audio_offset_s`` is the time in the video (a
     trial's audio paused 5 s at every slide change and every citation after the first slide fell up to
     35 s early). Raises :class:`MediaError` when ffmpeg fails (its text goes to the log)."""
-    _ffmpeg(["-y", *input_args(src, result), "-map", "0:a:0", "-vn", "-af", "aresample=async=1", "-ac", "1", "-ar", "16000",
-             "-c:a", "pcm_s16le", str(dst)],
+    _ffmpeg(["-y", *input_args(src, result), "-map", "0:a:0", "-vn", "-af", "aresample=async=1", "-ac", "1",
+             "-ar", "16000", "-c:a", "pcm_s16le", str(dst)],
             what="The lecture's audio could not be decoded; the file may be damaged. Upload it again.")
     return dst
 
