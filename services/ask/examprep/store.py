@@ -342,7 +342,7 @@ def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool =
 def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict[str, list]]:
     """For the questions: ``({id: {"n", "wrong", "cp_n", "cp_wrong"}}`` the people who answered and
     those who ever answered wrongly, all and at a checkpoint (each person once, however often they answer:
-    a visitor answering 15 times counted 15; an attempt with no person, from before it was kept, counts
+    a visitor who answered 15 times was counted 15 times; an attempt with no person, from before it was kept, counts
     on its own), ``{id: [comment, ...]})`` of their reports (oldest first; a comment may be None). Two queries."""
     who = "coalesce(person, ctid::text)"
     stats = {x["q"]: x for x in _rows(
