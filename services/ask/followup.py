@@ -41,6 +41,7 @@ _PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|the
 # A quantity and what it counts: "95%", "5 items", "0.05 significance", "ten" is a word, not a quantity here
 _QUANTITY = re.compile(r"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?)(?:\s*(?P<u>%|[A-Za-z]+))?", re.I)
 _LABELLED = re.compile(r"\b(?P<u>[A-Za-z]+)\s*#?\s*(?P<n>\d+(?:[.,]\d+)?)\b(?![.,]\d)")  # "lecture 1", "step 3", "chapter #2"
+_PLACE = re.compile(r"[a-z][A-Za-z]{2,}\s+\d+", re.I)  # "chapter 2", "step 3", "figure 4": a word, a space, a number
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -118,6 +119,8 @@ def _swap_quantity(prev: str, new_topic: str) -> str | None:
         same = [m for m in _LABELLED.finditer(prev) if m.group("u").lower() == label.group("u").lower()]
         if same:
             return prev[:same[-1].start("n")] + label.group("n") + prev[same[-1].end("n"):]
+        if not _PLACE.fullmatch(topic):
+            return None  # "CO2", "H2O": a formula, not a place in the course
         # "and in chapter 2?" after a question with no chapter: the same question, placed there
         lead = _PREPOSITION.match(new_topic.strip())
         body = _without_trailing_marks(prev)

@@ -179,3 +179,9 @@ def test_a_rewrite_never_grows_past_the_longest_question():
 ])
 def test_a_decimal_is_no_lectures_number(msg, expected):
     assert rewrite(msg, ["How is ATP used in lecture 7?"]) == expected
+
+
+def test_a_formula_is_no_place_in_the_course():
+    """"CO2" reads like a label and its number ("chapter 2"), but nothing is placed "in CO2"."""
+    assert "in CO2" not in rewrite("and for CO2?", ["What does photosynthesis produce?"])
+    assert rewrite("and in figure 4?", ["What does the enzyme bind?"]) == "What does the enzyme bind in figure 4?"
