@@ -114,7 +114,6 @@ def word_matches(index, course_id: str, top: list, query: str,
                     "df": [df.get(t, 0) for t in toks], "n": n,
                     "in_course": all(t in df for t in toks), "in_top": all(t in top_tokens for t in toks),
                     "lex": best(vocab) if vocab else 0.0, "lex_top": best(top_list) if top_list else 0.0,
-                    "lex_word": (process.extractOne(lw, vocab, scorer=fuzz.ratio) or ("",))[0] if vocab else "",
                     "sem_top": sem})
     return out
 
@@ -275,30 +274,20 @@ def coverage(words: list[dict], *, local: bool, lex: float, sem: float, drop: fl
 
 VETO_ZIPF = (2.0, 2.5, 3.0, 3.5, 4.0)  # an unsaid word rarer than this in English names a subject …
 VETO_LEX = (0.6, 0.7, 0.8, 0.9)         # … unless a course word is this close in letters (a misspelling, a mishearing)
-VARIANT_BELOW = (0.0, 0.85, 0.9, 0.95)  # … and, both English words, closer than this (a spelling variant); 0: not asked
 
 
-def unsaid_subject(words: list[dict], zipf_below: float, lex_below: float, variant_below: float = 0.0) -> bool:
+def unsaid_subject(words: list[dict], zipf_below: float, lex_below: float) -> bool:
     """True when a topic word the course never says is rare in English (Zipf < ``zipf_below``) and
     no course word is close to it in letters (best Indel ratio < ``lex_below``): the question's
-    distinctive subject ("Michaelis", "dialysis") is not what the lectures treat. ``variant_below`` > 0:
-    a close course word does not stand for it when both are English words (Zipf > 0) and the two are
-    no closer than ``variant_below`` (not a spelling variant): "menten"/"mention", "deflator"/"deflation"
-    are two words, "thylakoid"/"phylocoid" (a mishearing, no word) and "hyperpolarisation"/"…ization" are one."""
-    def close(w: dict) -> bool:
-        if w["lex"] < lex_below:
-            return False
-        other = w.get("lex_word", "")
-        return not (variant_below > 0 and other and _zipf(w["word"]) > 0 and _zipf(other) > 0
-                    and w["lex"] < variant_below)
-    return any(not w["in_course"] and not close(w) and _zipf(w["word"]) < zipf_below for w in words)
+    distinctive subject ("Michaelis", "dialysis") is not what the lectures treat."""
+    return any(not w["in_course"] and w["lex"] < lex_below and _zipf(w["word"]) < zipf_below for w in words)
 
 
 def _vetoed(rows: list[dict], v: tuple) -> np.ndarray:
     """Per row, whether variant ``v``'s veto (elements 5 and 6: Zipf and letter cut-offs) declines it."""
     if len(v) < 7:
         return np.zeros(len(rows), dtype=bool)
-    return np.asarray([unsaid_subject(r["words"], v[5], v[6], v[7] if len(v) > 7 else 0.0) for r in rows])
+    return np.asarray([unsaid_subject(r["words"], v[5], v[6]) for r in rows])
 
 
 def _cov(words: list[dict], v: tuple) -> float:
@@ -354,7 +343,7 @@ def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0,
                       "chosen": {"local": combos[best][0][0], "lex": combos[best][0][1], "sem": combos[best][0][2],
                                  "drop": combos[best][0][3],
                                  "prior": combos[best][0][4] if len(combos[best][0]) > 4 else 0.0,
-                                 "veto": list(combos[best][0][5:8]),
+                                 "veto": list(combos[best][0][5:7]),
                                  "weight": combos[best][1], "threshold": combos[best][2]}}
     rc = [h["right_call"] for h in held.values()]
     pooled = np.zeros(len(rows), dtype=bool)
@@ -421,11 +410,6 @@ def main() -> None:
            "unsaid_subject_declining_0.9": group_cv(
                rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
                + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx) for z in VETO_ZIPF for lx in VETO_LEX],
-               min_declined=0.9),
-           "unsaid_subject_two_words_declining_0.9": group_cv(
-               rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
-               + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx, vb) for z in VETO_ZIPF for lx in VETO_LEX
-                  for vb in VARIANT_BELOW],
                min_declined=0.9),
            "unsaid_subject_fixed_weights_declining_0.9": group_cv(
                rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
