@@ -64,7 +64,7 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
                                  settings=settings)
     try:
         try:
-            course_id, created = _course_id(pool, args.course, getattr(args, "owner", None))
+            course_id, created = _course_id(pool, args.course, args.owner)
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
@@ -72,9 +72,8 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
         if lecture_id is None:
             return 1
         if created:
-            owner = getattr(args, "owner", None)
             print(f"created course {args.course!r} ({course_id})"
-                  + (f", owned by {normal_email(owner)}" if owner else ", owned by no instructor (admins manage it; "
+                  + (f", owned by {normal_email(args.owner)}" if args.owner else ", owned by no instructor (admins manage it; "
                      "--owner EMAIL gives a new course to an instructor)"))
         print(f"queued lecture {lecture_id} in course {course_id}")
         return 0 if args.no_wait else _follow(settings, pool, lecture_id, course_id)

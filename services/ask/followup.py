@@ -41,7 +41,7 @@ _PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|the
 # A quantity and what it counts: "95%", "5 items", "0.05 significance", "ten" is a word, not a quantity here
 _QUANTITY = re.compile(r"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?)(?:\s*(?P<u>%|[A-Za-z]+))?", re.I)
 _LABELLED = re.compile(r"\b(?P<u>[A-Za-z]+)\s*#?\s*(?P<n>\d+(?:[.,]\d+)?)\b(?![.,]\d)")  # "lecture 1", "step 3", "chapter #2"
-_PLACE = re.compile(r"[a-z][A-Za-z]{2,}\s+\d+", re.I)  # "chapter 2", "step 3", "figure 4": a word, a space, a number
+_PLACE = re.compile(r"[A-Za-z]{3,}\s+\d+")  # "chapter 2", "step 3", "figure 4": a word, a space, a number
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
