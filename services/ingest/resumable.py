@@ -308,8 +308,10 @@ def _finish(settings: Settings, records: IngestStore, store: MediaStore, publish
         if f is not None:
             f.discard_local()
         raise
-    records.set_upload_state(upload_id, "queued", frm=("finishing",), lecture_id=lecture_id)
+    # the bytes go before the state turns: a client that reads 'queued' finds no chunk left (a crash
+    # between the two leaves 'finishing', and the next sweep takes the registered-lecture branch)
     parts.remove(upload_id)
+    records.set_upload_state(upload_id, "queued", frm=("finishing",), lecture_id=lecture_id)
     log.info("upload %s finished: lecture %s", upload_id, lecture_id)
 
 

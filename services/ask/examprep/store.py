@@ -233,6 +233,11 @@ def _generate(conn, material: _Material, embed, writers, max_questions: int | No
                       time.perf_counter() - t0, reasons, list_questions(conn, lecture_id=lecture_id))
 
 
+#: who made an attempt (a ``quiz_attempts`` column expression): the person, or for an attempt from
+#: before people were kept, the row itself. Attempt counts are ``count(DISTINCT _PERSON)``.
+_PERSON = "coalesce(person, ctid::text)"
+
+
 def list_questions(conn, *, lecture_id: str | None = None, course_id: str | None = None) -> list[dict]:
     """A lecture's (or a course's) questions in lecture and time order, each with its chip
     label (``L4 · 31:32``), report and attempt counts."""
@@ -245,8 +250,7 @@ def list_questions(conn, *, lecture_id: str | None = None, course_id: str | None
                q.answer_index, q.explanation, q.cite_lecture_id::text AS cite_lecture_id, q.cite_t_s, q.method,
                q.created_at, q.updated_at, c.number AS cite_lecture_number, l.number AS lecture_number,
                (SELECT count(*) FROM quiz_reports r WHERE r.question_id=q.id) AS reports,
-               (SELECT count(DISTINCT coalesce(a.person, a.ctid::text)) FROM quiz_attempts a
-                WHERE a.question_id=q.id) AS attempts
+               (SELECT count(DISTINCT {_PERSON}) FROM quiz_attempts WHERE question_id=q.id) AS attempts
         FROM quiz_questions q JOIN lectures l ON l.id=q.lecture_id JOIN lectures c ON c.id=q.cite_lecture_id
         WHERE {where} ORDER BY l.number, q.cite_t_s, q.created_at""", (arg,))
     for r in rows:
@@ -344,7 +348,7 @@ def practice_stats(conn, question_ids: list[str]) -> tuple[dict[str, dict], dict
     those who ever answered wrongly, all and at a checkpoint (each person once, however often they answer:
     a visitor who answered 15 times was counted 15 times; an attempt with no person, from before it was kept, counts
     on its own), ``{id: [comment, ...]})`` of their reports (oldest first; a comment may be None). Two queries."""
-    who = "coalesce(person, ctid::text)"
+    who = _PERSON
     stats = {x["q"]: x for x in _rows(
         conn, f"SELECT question_id::text AS q, count(DISTINCT {who}) AS n, "
               f"count(DISTINCT {who}) FILTER (WHERE NOT correct) AS wrong, "
