@@ -151,13 +151,40 @@ def _logo(draw: ImageDraw.ImageDraw, cx: float, cy: float, r: float) -> None:
     draw.polygon([(cx - r * 0.45, cy + r * 0.3), (cx, cy - r * 0.5), (cx + r * 0.45, cy + r * 0.3)], fill=_TEMPLATE_BAND)
 
 
+def _table(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], rows: list[list[str]],
+           font: ImageFont.FreeTypeFont, head: ImageFont.FreeTypeFont, fg: tuple[int, int, int]) -> list[str]:
+    """A ruled table of ``rows`` (the first is the header, in ``head``) from the top of ``box``: equal
+    columns, cell text left-aligned. Returns its rows as reading lines (a row's cells joined by spaces)."""
+    x0, y0, x1, _ = box
+    cols = max(len(r) for r in rows)
+    cw = (x1 - x0) / cols
+    rh = round(font.size * 1.9)
+    pad = round(font.size * 0.35)
+    out = []
+    for i, row in enumerate(rows):
+        y = y0 + i * rh
+        for j, cell in enumerate(row):
+            draw.text((x0 + j * cw + pad, y + (rh - font.size) / 2 - 2), cell, font=head if i == 0 else font, fill=fg)
+        out.append(" ".join(row))
+    line = max(1, font.size // 14)
+    for i in range(len(rows) + 1):
+        draw.line((x0, y0 + i * rh, x1, y0 + i * rh), fill=fg, width=line * (2 if i in (0, 1) else 1))
+    for j in range(cols + 1):
+        draw.line((x0 + j * cw, y0, x0 + j * cw, y0 + len(rows) * rh), fill=fg, width=line)
+    return out
+
+
 def render_slide_with_text(design: str, title: str, lines: list[str], size: tuple[int, int], *,
-                           footer: str = "", page: int | None = None, seed: int = 0) -> tuple[Image.Image, list[str]]:
+                           footer: str = "", page: int | None = None, seed: int = 0,
+                           table: list[list[str]] | None = None) -> tuple[Image.Image, list[str]]:
     """Renders one slide of ``design`` (one of :data:`DESIGNS`) at ``size`` (width, height).
 
     ``title`` is drawn on top, ``lines`` below it top to bottom (wrapped at spaces to the design's
     text width). ``footer`` and ``page`` appear in the ``template`` design's footer (other designs
-    ignore them); ``seed`` picks the diagram or chart of ``two-column`` and ``figure``.
+    ignore them); ``seed`` picks the diagram or chart of ``two-column`` and ``figure``. ``table``
+    (rows of cells, the first a header; ``two-column`` and ``figure`` only) takes the place of their
+    diagram or chart, beside the body text: a slide whose reading order is the body, then the table
+    row by row, though its lines sit side by side.
 
     Returns the RGB image and the visible text lines in reading order (title first; wrapped lines
     as drawn), which is what a perfect reader of the slide would return.
@@ -209,7 +236,13 @@ def render_slide_with_text(design: str, title: str, lines: list[str], size: tupl
 
     # figure / diagram column (right side)
     body_x = margin
-    if design == "two-column":
+    table_text: list[str] = []
+    if table is not None:
+        if design not in ("two-column", "figure"):
+            raise KeyError(f"design {design!r} has no column for a table")
+        table_text = _table(draw, (round(w * 0.56), y + round(0.02 * h), round(w * 0.95), round(h * 0.9)), table,
+                            _font(st.body_font, round(body_px * 0.85)), _font(st.title_font, round(body_px * 0.85)), st.fg)
+    elif design == "two-column":
         _diagram(draw, (round(w * 0.58), y, round(w * 0.94), round(h * 0.9)), seed)
     elif design == "figure":
         _chart(draw, (round(w * 0.56), y + round(0.02 * h), round(w * 0.94), round(h * 0.86)), seed)
@@ -240,6 +273,8 @@ def render_slide_with_text(design: str, title: str, lines: list[str], size: tupl
                       font=body_font, fill=st.fg)
             text.append(row)
             y += line_step
+
+    text.extend(table_text)
 
     # template footer
     if design == "template":

@@ -42,7 +42,6 @@ import logging
 import re
 import subprocess
 import tempfile
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
@@ -54,10 +53,9 @@ from rapidfuzz import fuzz
 from lecturecopilot import media
 from lecturecopilot.slidetext import recurring_lines, slide_sentence, without_recurring
 
-log = logging.getLogger(__name__)
+from .ocr import joined_rows, ocr_lines, ocr_text_lines  # noqa: F401  (ocr_lines: the benchmark counts its calls)
 
-_ocr_engine = None
-_ocr_lock = threading.Lock()  # one engine per process, shared by the slide readers running at once
+log = logging.getLogger(__name__)
 
 GRID_COLUMNS = 16  # cells across the frame; rows follow the aspect ratio
 
@@ -75,50 +73,6 @@ class Slide:
     def text(self) -> str:
         """The slide as one sentence (see :func:`lecturecopilot.slidetext.slide_sentence`)."""
         return slide_sentence(self.lines)
-
-
-def _ocr():
-    global _ocr_engine
-    if _ocr_engine is None:
-        from rapidocr import RapidOCR
-
-        _ocr_engine = RapidOCR()
-    return _ocr_engine
-
-
-@dataclass(frozen=True)
-class TextLine:
-    """A line OCR read: its text and its centre as a share of the image's width and height (0–1)."""
-
-    text: str
-    x: float
-    y: float
-
-
-def ocr_text_lines(image: Path, *, min_score: float = 0.6) -> list[TextLine]:
-    """Text lines RapidOCR reads in ``image`` with a recognition score of at least ``min_score``,
-    top to bottom (then left to right). Returns [] when nothing is read."""
-    with _ocr_lock:  # RapidOCR is not documented as safe for concurrent calls: one at a time (each well under 1 s)
-        result = _ocr()(str(image))
-    txts = getattr(result, "txts", None) or ()
-    scores = getattr(result, "scores", None) or ()
-    boxes = getattr(result, "boxes", None)
-    with Image.open(image) as im:
-        width, height = im.size
-    rows = []
-    for i, (t, s) in enumerate(zip(txts, scores)):
-        if s >= min_score and t.strip():
-            xs = [float(p[0]) for p in boxes[i]] if boxes is not None else [0.0]
-            ys = [float(p[1]) for p in boxes[i]] if boxes is not None else [float(i)]
-            rows.append((min(ys), min(xs), TextLine(t.strip(), (min(xs) + max(xs)) / 2 / width,
-                                                   (min(ys) + max(ys)) / 2 / height)))
-    rows.sort(key=lambda r: (r[0], r[1]))
-    return [line for _, _, line in rows]
-
-
-def ocr_lines(image: Path, *, min_score: float = 0.6) -> list[str]:
-    """The texts of :func:`ocr_text_lines`, top to bottom."""
-    return [line.text for line in ocr_text_lines(image, min_score=min_score)]
 
 
 @dataclass
@@ -366,8 +320,8 @@ def detect_slides(video: Path, *, duration_s: float, info: media.ProbeResult | N
             if lines is None:
                 frame = _grab(source, min(key.taken_s, max(0.0, duration_s - 0.05)), Path(tmp_s) / f"key{i}.png")
                 rows, cols = key.busy.shape
-                lines = tuple(ln.text for ln in ocr_text_lines(frame)
-                              if not key.busy[min(rows - 1, int(ln.y * rows)), min(cols - 1, int(ln.x * cols))])
+                lines = tuple(joined_rows([ln for ln in ocr_text_lines(frame) if not key.busy[
+                    min(rows - 1, int(ln.y * rows)), min(cols - 1, int(ln.x * cols))]]))
                 frame.unlink(missing_ok=True)
                 ocr_calls += 1
                 read.append((key.frame, lines))
