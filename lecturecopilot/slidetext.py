@@ -40,6 +40,20 @@ _NEVER_LAST = frozenset("a an the of to in on at by for from with into onto as t
                         "via per versus vs".split())
 
 
+def _open_ended(line: str) -> bool:
+    """Whether a slide line plainly goes on in the next: it ends on a comma, an operator, an open
+    bracket or a word no phrase ends on (:data:`_NEVER_LAST`)."""
+    return (line.endswith((",", "(", "-", "/", "+", "=")) or line.count("(") > line.count(")")
+            or line.rsplit(None, 1)[-1].lower() in _NEVER_LAST)
+
+
+def _continues(line: str) -> bool:
+    """Whether a slide line goes on from the one above: it opens on a lower-case word no phrase
+    starts a new line with ("and Orbits", "of the cell"): a conjunction, an article, a preposition."""
+    words = line.split()
+    return words[0].islower() and words[0] in _NEVER_LAST and len(words) > 1 and words[1][0].isalpha()  # not "a = …"
+
+
 def slide_sentence(lines: Sequence[str]) -> str:
     """OCR'd lines of one slide (top to bottom) as one sentence-like string.
 
@@ -51,8 +65,10 @@ def slide_sentence(lines: Sequence[str]) -> str:
     ``"Heaps: Insert: sift up; Extract-max: sift down."``; on a slide without any, each line is an item
     (``["Dijkstra", "non-negative weights", "min-priority queue"]`` → ``"Dijkstra: non-negative weights;
     min-priority queue."``) unless the line above ends on a comma, an operator, an open bracket or a word
-    no phrase ends on (:data:`_NEVER_LAST`: "… deposits as" / "reserves"). Returns
-    "" for no text.
+    no phrase ends on (:data:`_NEVER_LAST`: "… deposits as" / "reserves"), or the line opens on such a
+    word in lower case ("and Orbits"): the title too goes on so. A ": " inside the title becomes " – "
+    ("Measuring Distance: Parallax"), so that the sentence's first ": " is where the title ends
+    (:func:`services.ask.slidequote.slide_excerpt` cuts there). Returns "" for no text.
     """
     marked = [strip_bullet(ln) for ln in lines if ln and ln.strip()]
     marked = [(bullet, text) for bullet, text in marked if re.search(r"[A-Za-z0-9]", text)]  # no "• ,"
@@ -61,12 +77,13 @@ def slide_sentence(lines: Sequence[str]) -> str:
     title = ""
     if len(marked) > 1 and not marked[0][0] and len(marked[0][1].split()) <= 8:
         title, marked = marked[0][1].rstrip(":."), marked[1:]
+        while marked and not marked[0][0] and (_continues(marked[0][1]) or _open_ended(title)):
+            title, marked = f"{title} {marked[0][1]}".rstrip(":."), marked[1:]  # "Kepler's Laws" / "and Orbits"
+        title = title.replace(": ", " – ")  # "Measuring Distance: Parallax": the one ": " ends the title
     items: list[str] = []
     listed = any(bullet for bullet, _ in marked)  # no marker anywhere: every line is an item of its own,
     for bullet, text in marked:                    # unless the line above plainly goes on ("…digit,", "f(")
-        goes_on = bool(items) and (items[-1].endswith((",", "(", "-", "/", "+", "="))
-                                   or items[-1].count("(") > items[-1].count(")")
-                                   or items[-1].rsplit(None, 1)[-1].lower() in _NEVER_LAST)
+        goes_on = bool(items) and (_open_ended(items[-1]) or _continues(text))
         if bullet or not items or not (listed or goes_on):
             items.append(text)
         else:  # a wrapped line goes on with the item above it

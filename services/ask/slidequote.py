@@ -2,7 +2,9 @@
 
 A slide reaches the index as one sentence, ``"Title: item; item; item."``
 (:func:`lecturecopilot.slidetext.slide_sentence`: each bulleted or numbered line an item). A quote is the
-one item sharing most content words with the question (a plural counts as its singular), whole; when no
+one item sharing most content words with the question (a plural counts as its singular), whole (an
+item of one or two words whose every content word the question or the title says, a label such as
+"White dwarfs" for "Why are white dwarfs faint?", is quoted only when no other item is left); when no
 item shares one, no item answers better than another and the items are quoted in order, as the list
 under the slide's title ("What are the two ways to resolve collisions?" → the slide "Two ways to resolve
 collisions" and all its items, not its first). An item over ``SLIDE_WORDS`` words gives its best
@@ -98,12 +100,17 @@ def slide_excerpt(text: str, query: str, is_talk: Callable[[str], bool] | None =
     if not body:
         title, body = "", text
     want = _keys(query)
+    said = want | _keys(title)
 
     def best(units: list[str]) -> str:
         units = [u for u in units if _has_text(u)] or units
         return max(units, key=lambda c: len(want & _keys(c)))
 
+    def echo(item: str) -> bool:  # a label of a word or two, all said already ("Eccentricity", "White dwarfs")
+        return len(item.split()) <= 2 and not _keys(item) - said
+
     items = [u for u in top_level_split(body.strip().rstrip("."), ";") if _has_text(u)]
+    items = [u for u in items if not echo(u)] or items
     listed = len(items) > 1 and not any(want & _keys(u) for u in items)  # the list answers, not one item
     if listed:  # whole items in order while within SLIDE_WORDS, then "…"
         kept = [u.rstrip(".;,") for n, u in enumerate(items)

@@ -194,3 +194,34 @@ def test_a_footer_on_each_builds_first_step_recurs():
     assert sum(len(without_recurring(s, recurring)) for s in deck) == 2 * len(deck)  # title and bullet kept
     # one bullet repeated by three steps of one slide is no footer: it is under one title
     assert recurring_lines([("T", "a", "same"), ("T", "b", "same"), ("T", "c", "same"), ("U", "d")]) == frozenset()
+
+
+def test_a_title_with_a_colon_or_wrapped_onto_a_second_line_stays_the_title():
+    """An astronomy trial's slides: "Measuring Distance: Parallax" was quoted as the slide "Measuring
+    Distance" saying "Parallax: Parallax: the apparent shift…"; "Kepler's Laws" / "and Orbits" as the
+    slide "Kepler's Laws" saying "and Orbits"."""
+    said = slide_sentence(["Measuring Distance: Parallax", "Parallax: the apparent shift of a nearby star",
+                           "as Earth orbits the Sun", "1 parsec \u2248 3.26 light-years"])
+    assert said == ("Measuring Distance \u2013 Parallax: Parallax: the apparent shift of a nearby star as Earth "
+                    "orbits the Sun; 1 parsec \u2248 3.26 light-years.")
+    assert slide_excerpt(said, "what is parallax?") == ("On the slide \u201cMeasuring Distance \u2013 Parallax\u201d: "
+                                                        "\u201cParallax: the apparent shift of a nearby star as Earth "
+                                                        "orbits the Sun\u201d.")
+    assert slide_sentence(["Kepler's Laws", "and Orbits", "ASTR 101 Lecture 2"]) == \
+        "Kepler's Laws and Orbits: ASTR 101 Lecture 2."
+    # a variable named "a" opens a line of its own
+    assert slide_sentence(["Third Law", "P = orbital period in years", "a = semi-major axis in AU"]) == \
+        "Third Law: P = orbital period in years; a = semi-major axis in AU."
+
+
+def test_a_label_that_only_echoes_the_question_is_not_the_quote():
+    """A diagram's label ("White dwarfs") or a table's header ("Colour") was the whole quote for
+    "Why are white dwarfs faint?": an item of a word or two that says nothing the question and the
+    title do not is quoted only when nothing else is there."""
+    hr = "The Hertzsprung-Russell Diagram: White dwarfs; Main sequence; White dwarfs are hot but small, so faint."
+    assert slide_excerpt(hr, "Why are white dwarfs faint?") == \
+        "On the slide \u201cThe Hertzsprung-Russell Diagram\u201d: \u201cWhite dwarfs are hot but small, so faint\u201d."
+    assert slide_excerpt("Eccentricity: Eccentricity; e = c / a.", "What is eccentricity?") == \
+        "On the slide \u201cEccentricity\u201d: \u201ce = c / a\u201d."
+    assert slide_excerpt("Eccentricity: Eccentricity.", "What is eccentricity?") == \
+        "On the slide \u201cEccentricity\u201d: \u201cEccentricity\u201d."
