@@ -42,6 +42,9 @@ _PREPOSITION_OF_IT = re.compile(rf"^(?P<p>{_PREPOSITIONS})\s+(?:it|that|this|the
 _QUANTITY = re.compile(r"(?<![\w.])(?P<n>\d+(?:[.,]\d+)?)(?:\s*(?P<u>%|[A-Za-z]+))?", re.I)
 _LABELLED = re.compile(r"\b(?P<u>[A-Za-z]+)\s*#?\s*(?P<n>\d+(?:[.,]\d+)?)\b(?![.,]\d)")  # "lecture 1", "step 3", "chapter #2"
 _PLACE = re.compile(r"[A-Za-z]{3,}\s+\d+")  # "chapter 2", "step 3", "figure 4": a word, a space, a number
+# "the second one", "the 3rd": an ordinal standing for the thing the previous question counted
+_ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|next|\d+(?:st|nd|rd|th))"
+_ORDINAL_ONE = re.compile(rf"(?P<o>{_ORDINAL})(?:\s+one)?", re.I)
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -105,6 +108,19 @@ def _same_count(a: str, b: str) -> bool:
     """Whether two words a quantity is said with name the same thing ("items"/"item", "%"/"percent")."""
     a, b = a.lower().rstrip("s"), b.lower().rstrip("s")
     return a == b or {a, b} == {"%", "percent"}
+
+
+def _swap_ordinal(prev: str, new_topic: str) -> str | None:
+    """``prev`` with its last ordinal replaced by the one ``new_topic`` is ("What does Kepler's first law
+    say?" + "second one" → "What does Kepler's second law say?"; an astronomy trial's follow-up became
+    "What does second one?"); None when ``new_topic`` is not an ordinal (with or without "one") or
+    ``prev`` has none."""
+    new = _ORDINAL_ONE.fullmatch(_without_trailing_marks(new_topic.strip()))
+    old = list(re.finditer(rf"\b{_ORDINAL}\b", prev, re.I)) if new else []
+    if not old:
+        return None
+    o = new.group("o")
+    return prev[:old[-1].start()] + (o.lower() if prev[old[-1].start()].islower() else o.capitalize()) + prev[old[-1].end():]
 
 
 def _swap_quantity(prev: str, new_topic: str) -> str | None:
@@ -171,7 +187,7 @@ def rewrite(message: str, history: list[str]) -> str:
     if _STARTS_SWAP.match(msg):
         x = _SWAP.match(_without_trailing_marks(_STARTS_SWAP.sub("", msg)))
         new_topic = _ARTICLE.sub("", x.group("x")) if x else ""  # "a linked list": the article is in prev
-        swapped = _swap_quantity(prev, new_topic)
+        swapped = _swap_quantity(prev, new_topic) or _swap_ordinal(prev, new_topic)
         if swapped:  # "and what about 99%?" after "… a 95% confidence interval?"
             return swapped
         old_topic = _narrowed(_topic(prev, like=new_topic), new_topic)

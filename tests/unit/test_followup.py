@@ -93,6 +93,11 @@ def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, ex
     ("Does unexpected inflation hurt lenders?", "what about deflation?", "Does unexpected deflation hurt lenders?"),
     ("Why does hyperpolarization follow the spike?", "and depolarization?", "Why does depolarization follow the spike?"),
     ("What is merge sort?", "and for insertion sort?", "What is insertion sort?"),
+    # an ordinal stands for what the previous question counted (an astronomy trial's became "What does second one?")
+    ("What does Kepler's first law say?", "what about the second one?", "What does Kepler's second law say?"),
+    ("What happens in the first phase of mitosis?", "and the third?", "What happens in the third phase of mitosis?"),
+    ("What is Newton's 1st law?", "and the 2nd one?", "What is Newton's 2nd law?"),
+    ("Which reaction comes first in glycolysis?", "and last?", "Which reaction comes last in glycolysis?"),
 ])
 def test_a_topic_swap_reads_whole_words(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected
