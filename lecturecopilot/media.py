@@ -23,6 +23,7 @@ import logging
 import re
 import subprocess
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 from .settings import Settings
@@ -60,6 +61,7 @@ class ProbeResult:
     height: int | None
     audio_start_s: float
     video_start_s: float = 0.0
+    frame_rate: float | None = None  # the video's average frames a second; None when ffprobe cannot tell
 
     @property
     def audio_offset_s(self) -> float:
@@ -132,10 +134,23 @@ def probe(path: Path) -> ProbeResult:
         height=video.get("height") if video else None,
         audio_start_s=float(audio.get("start_time") or 0.0) if audio else 0.0,
         video_start_s=float(video.get("start_time") or 0.0) if video else 0.0,
+        frame_rate=_rate(video.get("avg_frame_rate")) if video else None,
     )
 
 
+def _rate(text: str | None) -> float | None:
+    """ffprobe's ``"30000/1001"`` as frames a second; None for ``"0/0"``, nothing or nonsense."""
+    try:
+        rate = float(Fraction(text)) if text else 0.0
+    except (ValueError, ZeroDivisionError):
+        return None
+    return rate if rate > 0 else None
+
+
 MAX_PIXELS = Settings.model_fields["max_video_pixels"].default  # the largest frame (width × height) checked: 4K UHD
+# Frames a second of the largest frame accepted: reading slides decodes every frame, so its cost is pixels a
+# second; a file of 60 s of 1080p at 600 fps (1.5 MB) took 30 s of decoding. Smaller frames may come faster.
+MAX_FPS = 60
 # What a file may run past the duration its header declares (seconds, and a share of it): streams end a
 # little after the container's duration; more is a header that lies (see input_args).
 DURATION_SLACK_S, DURATION_SLACK_SHARE = 5.0, 0.01
@@ -181,13 +196,18 @@ def check_lecture_video(result: ProbeResult, *, max_duration_s: float, needs_aud
     """Refuses what the pipeline cannot process. Raises :class:`MediaError` with the reason.
     ``needs_audio=False`` when captions come with the video (nothing to transcribe then);
     ``max_pixels``: the largest frame (width × height) accepted (a 300 KB file of 16000×16000 frames
-    took 2 GB to read slides from)."""
+    took 2 GB to read slides from); no more pixels a second than that frame at :data:`MAX_FPS` frames a
+    second (slide reading decodes every frame)."""
     if result.video_codec is None:
         raise MediaError(f"The file has no video stream; upload a lecture video ({CONTAINERS_LABEL}).")
     if (result.width or 0) * (result.height or 0) > max_pixels:
         raise MediaError(f"The video's frames are {result.width}×{result.height}; the largest accepted is "
                          f"{max_pixels / 1e6:.1f} megapixels (3840×2160). Re-encode it smaller, e.g. "
                          f"ffmpeg -i in.mp4 -vf scale=-2:1080 out.mp4.")
+    if result.frame_rate and (result.width or 0) * (result.height or 0) * result.frame_rate > max_pixels * MAX_FPS:
+        raise MediaError(f"The video has {result.frame_rate:.0f} frames a second of {result.width}×{result.height}; "
+                         f"the most accepted is the largest frame at {MAX_FPS} frames a second (or smaller frames "
+                         f"faster). Re-encode it, e.g. ffmpeg -i in.mp4 -r 30 out.mp4.")
     if needs_audio and not result.has_audio:
         raise MediaError("The video has no audio track, so there is nothing to transcribe.")
     if result.duration_s <= 0:

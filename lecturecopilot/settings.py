@@ -104,7 +104,8 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 2 * 1024**3
     max_duration_s: float = 2 * 3600.0
     max_video_pixels: int = Field(default=3840 * 2160, description="Largest video frame accepted (width × height; "
-                                  "4K UHD): a tiny file of huge frames would take gigabytes to read slides from.")
+                                  "4K UHD): a tiny file of huge frames would take gigabytes to read slides from. "
+                                  "Pixels a second are bounded by this frame at 60 frames a second.")
 
     # Uploads (services/ingest/resumable.py, the gateway's relays): limits on what waits and what crawls.
     upload_idle_s: float = Field(default=600.0, description="A resumable upload with no chunk for this long "

@@ -65,7 +65,8 @@ ROWS: list[tuple[tuple[str, ...], str]] = [
     (("admin_token",), "accepted as an admin bearer token (unset: `make demo` writes `.lc-data/admin_token`)"),
     (("max_upload_bytes", "max_duration_s"), "largest upload (2 GiB) and longest lecture (video or captions) accepted"),
     (("max_video_pixels",), "largest video frame (width × height; 3840×2160) accepted; a small file of huge frames is "
-     "refused at upload (reading its slides would take gigabytes)"),
+     "refused at upload (reading its slides would take gigabytes), and so is a video of more pixels a second than this "
+     "frame at 60 frames a second (slide reading decodes every frame)"),
     (("header_timeout_s",), "the gateway and ingest drop a connection whose request line and headers have not all "
      "arrived in this many seconds (a client trickling headers held a thread each: 16 of them stopped the gateway)"),
     (("max_waiting_per_client",), "gateway threads one client (an address; an IPv6 /64) may hold at once waiting for "

@@ -93,3 +93,21 @@ def test_a_pause_in_the_audio_timestamps_stays_a_pause(tmp_path):
     info = media.probe(clip)
     wav = media.extract_audio(clip, tmp_path / "a.wav", info)
     assert _seconds(wav) == pytest.approx(11.0, abs=0.3)
+
+
+def test_frames_a_second_past_the_largest_frame_at_sixty_are_refused(tmp_path):
+    """Slide reading decodes every frame, so its cost is pixels a second: a hostile pass's 1.5 MB file
+    of 60 s of 1080p at 600 fps held slide reading 30 s (a long one would hold it for hours). The probe
+    reads the frame rate; more pixels a second than the largest frame at 60 a second is refused, and
+    smaller frames may come faster."""
+    fast, slow = tmp_path / "fast.mp4", tmp_path / "slow.mp4"
+    for path, rate in ((fast, 240), (slow, 30)):
+        _ffmpeg("-f", "lavfi", "-i", f"color=c=white:s=320x240:r={rate}:d=1", "-c:v", "libx264", "-preset", "ultrafast",
+                str(path))
+    fast_probe, slow_probe = media.probe(fast), media.probe(slow)
+    assert fast_probe.frame_rate == 240 and slow_probe.frame_rate == 30
+    limit = 640 * 480  # this frame at 240 a second is as many pixels as one four times larger at 60
+    with pytest.raises(media.MediaError, match="240 frames a second of 320×240"):
+        media.check_lecture_video(fast_probe, max_duration_s=60, needs_audio=False, max_pixels=320 * 240)
+    media.check_lecture_video(fast_probe, max_duration_s=60, needs_audio=False, max_pixels=limit)
+    media.check_lecture_video(slow_probe, max_duration_s=60, needs_audio=False, max_pixels=320 * 240)
