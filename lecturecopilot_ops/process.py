@@ -15,6 +15,7 @@ from lecturecopilot import bus, db, embedded
 from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list of accepted containers: media.CONTAINERS
 from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
+from lecturecopilot.text import TextError, check_text
 from services.gateway import store as gateway_store
 from services.gateway.emails import normal_email
 from services.ingest.core import Upload, UploadRequest, ingest_lecture
@@ -27,20 +28,27 @@ from . import stack
 def _course_id(pool, course: str, owner: str | None = None) -> tuple[str, bool]:
     """``(id, created)`` of ``course`` (an id, or the title of one course, created when none, owned by the
     instructor ``owner``, an email address, or by no one; through the gateway's store, which owns courses).
-    Raises ``ValueError`` for a blank title, one that several courses share (it names their ids) or an
-    ``owner`` that is no email address."""
+    Raises ``ValueError`` for an id no course has (a mistyped id made a new public course), a title that
+    is blank, too long or holds a character no title may (:func:`lecturecopilot.text.check_text`, as the
+    API checks it), one that several courses share (it names their ids) or an ``owner`` that is no email
+    address."""
     owner_email = normal_email(owner) if owner is not None else None
     if owner is not None and owner_email is None:
         raise ValueError(f"--owner must be an email address, not {owner!r}")
     try:
-        found = gateway_store.course_ids(pool, course_id=str(uuid.UUID(course)))
-        if found:
-            return found[0], False
+        cid = str(uuid.UUID(course))
     except ValueError:
-        pass
-    title = " ".join(course.split())
-    if not title or len(title) > 200:
-        raise ValueError("--course must be a course id or a title of 1 to 200 characters")
+        cid = None
+    if cid is not None:
+        found = gateway_store.course_ids(pool, course_id=cid)
+        if not found:
+            raise ValueError(f"no course has the id {cid}; pass an existing course's id, or a title "
+                             "(a title no course has makes a new course)")
+        return found[0], False
+    try:
+        title = check_text(course, "course", 200)
+    except TextError as e:
+        raise ValueError(f"--course must be a course id or a title of 1 to 200 characters: {e}") from None
     found = gateway_store.course_ids(pool, title=title)
     if len(found) > 1:
         raise ValueError(f"{len(found)} courses are titled {title!r}; pass the course id instead: " + ", ".join(found))
@@ -68,6 +76,9 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
         except ValueError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
+        if args.owner is not None and not created:
+            print(f"note: --owner {args.owner} is left out: the course exists (its instructors are kept)",
+                  file=sys.stderr)
         lecture_id = _queue(settings, pool, publisher.publish, args, files, course_id, created)
         if lecture_id is None:
             return 1

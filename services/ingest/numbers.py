@@ -29,7 +29,12 @@ def check_number(records: IngestStore, course_id: str, number: int | None, hold_
     (finishing, or receiving within ``hold_s`` seconds of its last chunk: :func:`number_hold_s`), or,
     without ``number``, when no number is left for one. The course itself is the caller's to have
     checked (the gateway, which owns courses, before it calls ingest; the operator CLI through the
-    gateway's store): one that does not exist fails at the insert of its row (a foreign key: 404)."""
+    gateway's store): one that does not exist fails at the insert of its row (a foreign key: 404).
+    Raises 400 ``invalid_number`` for a number outside 0..:data:`MAX_NUMBER` (the operator CLI reaches
+    here without the gateway's schema: a lecture 10000 left no number for the next upload)."""
+    if number is not None and not 0 <= number <= MAX_NUMBER:
+        raise IngestError(f"A lecture number is a whole number from 0 to {MAX_NUMBER}; {number} is not.",
+                          status=400, code="invalid_number")
     if number is None:
         if records.next_number(course_id, hold_s, MAX_NUMBER, own_upload) is None:
             raise numbers_exhausted()

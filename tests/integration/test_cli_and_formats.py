@@ -121,3 +121,29 @@ def test_a_course_the_cli_makes_belongs_to_its_owner_or_to_the_admins(stack, tmp
     r = requests.post(f"{stack.base}/api/courses/{courses['CLI course of nobody']}/lectures", headers=owner,
                       files=files, data={"title": "second"}, timeout=60)
     assert r.status_code == 403 and "no instructor" in r.json()["error"]["message"] and "--owner" in r.json()["error"]["message"]
+
+
+def test_the_cli_refuses_a_mistyped_course_id_a_bad_title_and_numbers_out_of_range(stack, tmp_path):
+    """A hostile pass: a course id with one digit changed made a new public course (the lecture meant
+    for a private one went public); a title with a right-to-left override, refused by the API, made a
+    course; ``--number -1`` and ``10000`` were taken (a lecture 10000 left no number for the next upload)
+    and ``2147483648`` ended in a traceback; ``--owner`` for an existing course was dropped unsaid."""
+    import uuid
+
+    vtt = tmp_path / "checked.vtt"
+    vtt.write_text(VTT)
+    before = requests.get(f"{stack.base}/api/courses", timeout=10).json()["courses"]
+    missing = str(uuid.uuid4())
+    out = _cli("process", str(vtt), "--course", missing, "--no-wait")
+    assert out.returncode == 2 and f"no course has the id {missing}" in out.stderr, out.stderr
+    out = _cli("process", str(vtt), "--course", "RTL \u202eevil\u202c course", "--no-wait")
+    assert out.returncode == 2 and "text-direction controls" in out.stderr, out.stderr
+    assert requests.get(f"{stack.base}/api/courses", timeout=10).json()["courses"] == before
+    for number in ("-1", "10000", "2147483648"):
+        out = _cli("process", str(vtt), "--course", "CLI numbered course", "--number", number, "--no-wait")
+        assert out.returncode == 1 and "a whole number from 0 to 9999" in out.stderr, (number, out.stderr)
+        assert "Traceback" not in out.stderr
+    assert _cli("process", str(vtt), "--course", "CLI numbered course", "--number", "5", "--no-wait").returncode == 0
+    out = _cli("process", str(vtt), "--course", "CLI numbered course", "--owner", "someone@example.edu",
+               "--number", "6", "--no-wait")
+    assert out.returncode == 0 and "--owner someone@example.edu is left out" in out.stderr, out.stderr
