@@ -182,7 +182,7 @@ class AskServicer(ask_pb2_grpc.AskServiceServicer):
         """Records and grades each answer in order."""
         with prpc.quiz_errors(context):
             got = practice.answer(self.store.pool, [(a.question_id, a.choice, a.checkpoint) for a in request.answers],
-                                  person=request.person[:128] or None)
+                                  person=request.person[:128] or None, record=not request.staff)
         return ask_pb2.AnswerPracticeResponse(results=[prpc.result_pb(r) for r in got])
 
     def Ask(self, request, context):  # noqa: N802 - gRPC naming

@@ -168,6 +168,14 @@ def test_students_list_without_answers_and_get_a_graded_score(stack, people, qui
                              json={"answers": [{"question_id": b, "choice": wrong}]}, timeout=10).status_code == 200
         assert requests.post(f"{base}/api/lectures/{lecture}/quiz/answers", headers=people["student"],
                              json={"answers": [{"question_id": a, "choice": right}]}, timeout=10).status_code == 200
+    # the course's instructor and an admin trying the questions are graded, not counted (a hostile pass
+    # made the instructor's own wrong answers show as a student's in "wrong")
+    for who in ("owner", "admin"):
+        r = requests.post(f"{base}/api/lectures/{lecture}/quiz/answers", headers=people[who],
+                          json={"answers": [{"question_id": b, "choice": wrong}]}, timeout=10)
+        assert r.status_code == 200 and r.json()["results"][0]["correct"] is False, r.text
+        r = requests.post(f"{base}/api/practice/{a}/answer", headers=people[who], json={"choice": right}, timeout=10)
+        assert r.status_code == 200 and r.json()["correct"] is True, r.text
     after = {q["id"]: q for q in _admin_view(stack, people, lecture)}
     assert (after[a]["attempts"], after[a]["wrong"], after[b]["attempts"], after[b]["wrong"]) == (1, 0, 2, 2)
     # bad submissions

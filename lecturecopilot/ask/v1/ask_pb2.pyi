@@ -115,12 +115,14 @@ class PracticeAnswer(_message.Message):
     def __init__(self, question_id: _Optional[str] = ..., choice: _Optional[int] = ..., checkpoint: _Optional[bool] = ...) -> None: ...
 
 class AnswerPracticeRequest(_message.Message):
-    __slots__ = ("answers", "person")
+    __slots__ = ("answers", "person", "staff")
     ANSWERS_FIELD_NUMBER: _ClassVar[int]
     PERSON_FIELD_NUMBER: _ClassVar[int]
+    STAFF_FIELD_NUMBER: _ClassVar[int]
     answers: _containers.RepeatedCompositeFieldContainer[PracticeAnswer]
     person: str
-    def __init__(self, answers: _Optional[_Iterable[_Union[PracticeAnswer, _Mapping]]] = ..., person: _Optional[str] = ...) -> None: ...
+    staff: bool
+    def __init__(self, answers: _Optional[_Iterable[_Union[PracticeAnswer, _Mapping]]] = ..., person: _Optional[str] = ..., staff: _Optional[bool] = ...) -> None: ...
 
 class PracticeResult(_message.Message):
     __slots__ = ("question_id", "choice", "correct", "answer_index", "explanation", "citation")

@@ -114,13 +114,15 @@ def report(pool: ConnectionPool, question_id: str, comment: str | None) -> None:
         store.report_question(conn, question_id, comment)
 
 
-def answer(pool: ConnectionPool, answers: Sequence[tuple[str, int, bool]], person: str | None = None) -> list[dict]:
+def answer(pool: ConnectionPool, answers: Sequence[tuple[str, int, bool]], person: str | None = None,
+           record: bool = True) -> list[dict]:
     """Records and grades each ``(question_id, choice, checkpoint)`` in order (``checkpoint``: the
     answer was given at a checkpoint while watching, counted apart in the statistics; ``person``: who
-    answered, a pseudonym, each counted once per question); per answer
+    answered, a pseudonym, each counted once per question; ``record`` False grades without recording:
+    the course's instructor or an admin trying the questions is no student of the statistics); per answer
     ``{"question_id", "choice", "correct", "answer_index", "explanation", "cite_lecture_id",
     "cite_lecture_number", "cite_t_s"}``. NotFound for an unknown question, QuizError for a choice
     not 0–3 (the answers before it stay recorded)."""
     with pool.connection() as conn:
-        return [{"question_id": qid, "choice": choice, **store.record_attempt(conn, qid, choice, checkpoint, person)}
+        return [{"question_id": qid, "choice": choice, **store.record_attempt(conn, qid, choice, checkpoint, person, record)}
                 for qid, choice, checkpoint in answers]

@@ -328,16 +328,19 @@ def report_question(conn, question_id: str, comment: str | None = None) -> None:
     _rows(conn, "INSERT INTO quiz_reports (question_id, comment) VALUES (%s,%s)", (q["id"], (comment or "").strip() or None))
 
 
-def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool = False, person: str | None = None) -> dict:
-    """Records a student's answer (``checkpoint``: given at a checkpoint while watching); returns
+def record_attempt(conn, question_id: str, chosen_index: int, checkpoint: bool = False, person: str | None = None,
+                   record: bool = True) -> dict:
+    """Records a student's answer (``checkpoint``: given at a checkpoint while watching; nothing is
+    written when ``record`` is False, the answer is only graded); returns
     {correct, answer_index, explanation, cite_lecture_id, cite_lecture_number, cite_t_s}.
     NotFound for an unknown question, QuizError for a choice not 0–3."""
     q = get_question(conn, question_id)
     if isinstance(chosen_index, bool) or not isinstance(chosen_index, int) or not 0 <= chosen_index <= 3:
         raise QuizError("chosen_index must be 0, 1, 2 or 3.")
     correct = chosen_index == q["answer_index"]
-    _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct, checkpoint, person) VALUES (%s,%s,%s,%s,%s)",
-          (q["id"], chosen_index, correct, bool(checkpoint), person))
+    if record:
+        _rows(conn, "INSERT INTO quiz_attempts (question_id, chosen_index, correct, checkpoint, person) "
+                    "VALUES (%s,%s,%s,%s,%s)", (q["id"], chosen_index, correct, bool(checkpoint), person))
     return {"correct": correct, "answer_index": q["answer_index"], "explanation": q["explanation"],
             "cite_lecture_id": q["cite_lecture_id"], "cite_lecture_number": q["cite_lecture_number"],
             "cite_t_s": q["cite_t_s"]}

@@ -82,12 +82,15 @@ def _questions(**scope: str) -> list[ask_pb2.PracticeQuestion]:
     return list(_listed(**scope).questions)
 
 
-def _answered(answers: list[tuple[str, int]], checkpoint: bool = False) -> list[ask_pb2.PracticeResult]:
-    """Records and grades ``(question_id, choice)`` pairs in ask, marked as given at a checkpoint when
-    ``checkpoint`` and with who answered (:func:`~services.gateway.access.person`: the statistics count each
-    person once, so a visitor repeating an answer does not skew them); 400 ``invalid_answers`` if ask refuses one."""
+def _answered(course_id: str, answers: list[tuple[str, int]], checkpoint: bool = False) -> list[ask_pb2.PracticeResult]:
+    """Records and grades ``(question_id, choice)`` pairs of course ``course_id`` in ask, marked as given
+    at a checkpoint when ``checkpoint`` and with who answered (:func:`~services.gateway.access.person`:
+    the statistics count each person once, so a visitor repeating an answer does not skew them); the
+    course's instructor and admins are graded, not recorded (as their questions are not counted in the
+    insights); 400 ``invalid_answers`` if ask refuses one."""
     req = ask_pb2.AnswerPracticeRequest(answers=[ask_pb2.PracticeAnswer(question_id=q, choice=c, checkpoint=checkpoint)
-                                                 for q, c in answers], person=person())
+                                                 for q, c in answers], person=person(),
+                                        staff=may_manage(course_row(course_id)))
     return list(ask_call("AnswerPractice", req, invalid="invalid_answers").results)
 
 
@@ -123,7 +126,7 @@ def grade(rows: list[ask_pb2.PracticeQuestion], body: schemas.QuizAnswers) -> di
     results = [{"question_id": got.question_id, "choice": got.choice, "correct": got.correct,
                 "answer_index": got.answer_index, "answer": by_id[got.question_id].options[got.answer_index],
                 "explanation": got.explanation, "citation": _chip(got.citation)}
-               for got in _answered([(a.question_id, a.choice) for a in body.answers])]
+               for got in _answered(rows[0].course_id, [(a.question_id, a.choice) for a in body.answers])]
     return {"score": sum(1 for x in results if x["correct"]), "total": len(results), "results": results}
 
 
@@ -147,7 +150,8 @@ def course_quiz(course_id: str):
 @accepts(schemas.QuizAnswers)
 @returns(out.QuizScore)
 def answer_lecture_quiz(lecture_id: str, body: schemas.QuizAnswers):
-    """Grades answers to questions of the lecture (attempts recorded)."""
+    """Grades answers to questions of the lecture (attempts recorded, not those of the course's
+    instructor or an admin)."""
     return grade(_questions(lecture_id=str(lecture_row(lecture_id)["id"])), body)
 
 
@@ -155,7 +159,8 @@ def answer_lecture_quiz(lecture_id: str, body: schemas.QuizAnswers):
 @accepts(schemas.QuizAnswers)
 @returns(out.QuizScore)
 def answer_course_quiz(course_id: str, body: schemas.QuizAnswers):
-    """Grades answers to questions of the course (attempts recorded)."""
+    """Grades answers to questions of the course (attempts recorded, not those of the course's
+    instructor or an admin)."""
     return grade(_questions(course_id=str(course_row(course_id)["id"])), body)
 
 
@@ -244,14 +249,14 @@ def lecture_practice(lecture_id: str):
 @returns(out.PracticeResult)
 def practice_answer(question_id: str, body: schemas.PracticeAnswer):
     """``{"choice": int, "checkpoint": bool}`` → ``{"correct", "answer_index", "explanation",
-    "citation"}`` (the attempt is recorded). With ``checkpoint`` true the answer was given at a
-    checkpoint while watching and is counted for it in the course's insights: 409
-    ``checkpoints_off`` when the course has them off, 400 ``not_a_checkpoint`` when the question is
-    not one of its lecture's checkpoints."""
+    "citation"}`` (the attempt is recorded, unless by the course's instructor or an admin). With
+    ``checkpoint`` true the answer was given at a checkpoint while watching and is counted for it in
+    the course's insights: 409 ``checkpoints_off`` when the course has them off, 400
+    ``not_a_checkpoint`` when the question is not one of its lecture's checkpoints."""
     q = question_row(question_id)
     if body.checkpoint:
         _require_checkpoint(q)
     limited([(f"quiz-answer:{person()}", limits.HOUR_S, ctx().settings.quiz_answer_limit)], "practice answers")
-    [got] = _answered([(q.id, body.choice)], checkpoint=body.checkpoint)
+    [got] = _answered(q.course_id, [(q.id, body.choice)], checkpoint=body.checkpoint)
     return {"correct": got.correct, "answer_index": got.answer_index, "explanation": got.explanation,
             "citation": _chip(got.citation)}
