@@ -92,7 +92,7 @@ def lecture_scope(question: str) -> tuple[int, str] | None:
 
 def named_lecture(scope: tuple[int, str], lectures: list[LectureInfo]) -> list[AnswerSentence] | None:
     """The reply to a question :func:`lecture_scope` found naming lecture ``scope[0]`` when it is not
-    to be searched: "There is no lecture 5 in this course; …" when no ready lecture has that number,
+    to be searched: "There is no lecture 5 ready in this course; …" when no ready lecture has that number,
     the lecture's outline when nothing but the naming was asked ("in lecture 1?"); None otherwise."""
     ready = sorted(lectures, key=lambda l: l.number)
     named = [l for l in ready if l.number == scope[0]]
@@ -179,26 +179,28 @@ def _dur(l: LectureInfo) -> str:
 
 
 def _no_such_lecture(n: int | str, ready: list[LectureInfo]) -> list[AnswerSentence]:
-    """"There is no lecture 7 in this course; it has only lecture 4, “Hashing”." (or "its lectures are
-    1, 2 and 5", "its lectures are 1–12"), citing each lecture's start; ``n`` a number, or what was
-    asked for ("week 2")."""
+    """"There is no lecture 7 ready in this course; it has only lecture 4 ready, “Hashing”." (or "its
+    ready lectures are 1, 2 and 5", "… are 1–12"), citing each lecture's start; ``n`` a number, or what
+    was asked for ("week 2"). "Ready": a lecture still processing, or whose processing failed, is not
+    one to ask about yet, but it is there (a hostile pass read "There is no lecture 1" of a failed one)."""
     nums = [x.number for x in ready]
     if len(ready) == 1:
-        which = f"it has only lecture {nums[0]}, \u201c{ready[0].title}\u201d"
+        which = f"it has only lecture {nums[0]} ready, \u201c{ready[0].title}\u201d"
     elif len(nums) > 3 and nums == list(range(nums[0], nums[0] + len(nums))):
-        which = f"its lectures are {nums[0]}\u2013{nums[-1]}"
+        which = f"its ready lectures are {nums[0]}\u2013{nums[-1]}"
     else:
-        which = f"its lectures are {', '.join(map(str, nums[:-1]))} and {nums[-1]}"
+        which = f"its ready lectures are {', '.join(map(str, nums[:-1]))} and {nums[-1]}"
     asked = f"lecture {n}" if isinstance(n, int) else n
-    return [AnswerSentence(f"There is no {asked} in this course; {which}.", [Cite(x.id, x.number, 0.0) for x in ready])]
+    return [AnswerSentence(f"There is no {asked} ready in this course; {which}.",
+                           [Cite(x.id, x.number, 0.0) for x in ready])]
 
 
 _TITLED = re.compile(r"^\s*([A-Za-z]+)\s*(\d{1,4})\s*$")  # "Week 1", "Session 12": a series' name and number
 
 
 def _missing_titled(question: str, ready: list[LectureInfo]) -> list[AnswerSentence] | None:
-    """"There is no week 2 in this course; …" when the lectures are titled as a series ("Week 1") and
-    ``question`` asks what one of it holds (:func:`asks_for_outline` with the title in the question)
+    """"There is no week 2 ready in this course; …" when the lectures are titled as a series ("Week 1")
+    and ``question`` asks what one of it holds (:func:`asks_for_outline` with the title in the question)
     by a number none has; else None. (The search would answer "what's week 2 about" from week 1.)"""
     series = {m.group(1).lower() for l in ready if (m := _TITLED.match(l.title))}
     for low in series:

@@ -436,6 +436,6 @@ def test_a_question_naming_a_lecture_is_answered_from_that_lecture(stack):
     # a lecture the course lacks is said so, as the outline says it (it was answered from the whole course)
     for question in ("How is ATP used in lecture 5?", "How is ATP used in the fifth lecture?"):
         ans = ask(stack, course_id, question)
-        assert ans["writer"] == "outline" and ans["answer"].startswith("There is no lecture 5 in this course"), ans
+        assert ans["writer"] == "outline" and ans["answer"].startswith("There is no lecture 5 ready in this course"), ans
     ans = ask(stack, course_id, "in lecture 2?")  # the lecture named alone: its outline
     assert ans["writer"] == "outline" and {c["lecture_id"] for s in ans["sentences"] for c in s["citations"]} == {two}

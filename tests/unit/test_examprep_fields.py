@@ -71,3 +71,27 @@ def test_quantities_and_formulas_are_asked_with_options_of_the_same_unit(embed):
     for q in qs:
         units = {ep.unit_of(o, vocab.units) for o in q.options}
         assert len(units) == 1, q.options
+
+
+def test_a_name_keeps_its_capitals_inside_a_hyphenated_word():
+    """An astronomy trial's options read "Stefan-boltzmann Law" and "Hertzsprung-russell Diagram": a
+    term is shown as the course spells it inside a sentence, every capital kept."""
+    from services.ask.examprep.terms import course_vocabulary
+
+    v = course_vocabulary(["The Hertzsprung-Russell diagram plots luminosity against temperature.",
+                           "Stars on the Hertzsprung-Russell diagram form a main sequence.",
+                           "The Stefan-Boltzmann law links luminosity to temperature.",
+                           "By the Stefan-Boltzmann law a hotter star is brighter."])
+    assert v.surface["hertzsprung-russell diagram"] == "Hertzsprung-Russell diagram"
+    assert v.surface["stefan-boltzmann"] == "Stefan-Boltzmann"
+
+
+def test_two_stems_of_one_answer_asking_the_same_are_one_question():
+    """An astronomy trial's set asked the second law twice, from the narration and from its slide;
+    two facts of one term stay two questions."""
+    from services.ask.examprep.questions import _asks_the_same
+
+    assert _asks_the_same("Kepler's Second Law says that a line from the Sun to a(n) ____ out equal areas in equal times.",
+                          "Second Law: Equal Areas in Equal Times: A line from the Sun to a(n) ____ equal areas in equal times.")
+    assert not _asks_the_same("The ____ is how bright a star looks from Earth.",
+                              "The ____ is how bright it would look from a standard distance of 10 parsecs.")

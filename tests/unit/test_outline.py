@@ -81,13 +81,13 @@ def test_a_lecture_the_course_does_not_have_is_named_as_such():
     from services.ask.outline import answer
 
     out = answer("What are the chapters of lecture 7?", OUTLINED, lambda t: None)
-    assert out and out[0].text == "There is no lecture 7 in this course; its lectures are 3 and 5."
+    assert out and out[0].text == "There is no lecture 7 ready in this course; its ready lectures are 3 and 5."
     one = answer("what is lecture 1 about", OUTLINED[1:], lambda t: None)
-    assert one[0].text == "There is no lecture 1 in this course; it has only lecture 5, \u201cLinear Sorting\u201d."
+    assert one[0].text == "There is no lecture 1 ready in this course; it has only lecture 5 ready, \u201cLinear Sorting\u201d."
     many = [LectureInfo(str(n), n, f"L{n}", 60.0) for n in range(1, 6)]
-    assert answer("what is lecture 9 about", many, lambda t: None)[0].text.endswith("its lectures are 1\u20135.")
+    assert answer("what is lecture 9 about", many, lambda t: None)[0].text.endswith("its ready lectures are 1\u20135.")
     huge = answer("what is lecture 99999999999999999999999 about", OUTLINED, lambda t: None)  # was searched, declined
-    assert huge[0].text == "There is no lecture 99999999999999999999999 in this course; its lectures are 3 and 5."
+    assert huge[0].text == "There is no lecture 99999999999999999999999 ready in this course; its ready lectures are 3 and 5."
 
 
 def test_what_a_lecture_is_about_says_it_with_each_chapter_summary():
@@ -125,8 +125,8 @@ def test_a_lecture_is_named_by_a_title_that_holds_a_number(q, outline):
 
 
 @pytest.mark.parametrize("q,reply", [
-    ("what's week 2 about", "There is no week 2 in this course; it has only lecture 1, \u201cWeek 1\u201d."),
-    ("summarize Week 12", "There is no week 12 in this course; it has only lecture 1, \u201cWeek 1\u201d."),
+    ("what's week 2 about", "There is no week 2 ready in this course; it has only lecture 1 ready, \u201cWeek 1\u201d."),
+    ("summarize Week 12", "There is no week 12 ready in this course; it has only lecture 1 ready, \u201cWeek 1\u201d."),
     ("what does week 2 say about chaining?", None), ("what's week 1 about", "L1 \u201cWeek 1\u201d")])
 def test_a_number_the_series_of_titles_lacks_is_named_as_such(q, reply):
     """The re-probe: "what's week 2 about" in a course whose one lecture is "Week 1" was answered from week 1."""

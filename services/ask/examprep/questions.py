@@ -299,9 +299,11 @@ def _display(c: _Course, said: str) -> str:
     words = said.split()
     if len(surf) != len(words):
         return said
-    last = words[-1]
-    surf[-1] = last if surf[-1].isupper() or last.isupper() else \
-        (last[:1].upper() + last[1:].lower() if surf[-1][:1].isupper() else last.lower())
+    last, spelled = words[-1], surf[-1]
+    if not (spelled.isupper() or last.isupper()):  # the course's capitals letter by letter, the number said here
+        last = "".join(spelled[i] if i < len(spelled) and spelled[i].lower() == ch.lower() else ch.lower()
+                       for i, ch in enumerate(last))  # "Stefan-Boltzmann", not "Stefan-boltzmann"
+    surf[-1] = last
     return " ".join(surf)
 
 
@@ -320,9 +322,21 @@ def _varied(q: Question, offered: Counter) -> Question:
     return q if options == q.options or len(set(options)) != 4 else replace(q, options=options)
 
 
+#: The share of the shorter stem's content words the other stem has from which two stems of one answer
+#: ask the same: an astronomy trial's set asked the second law twice, from the narration and from its
+#: slide (7 of 7 words shared; two questions on one term's two facts shared 1 of 4). Hand-set.
+SAME_STEM = 0.8
+
+
+def _asks_the_same(a: str, b: str) -> bool:
+    """Whether stems ``a`` and ``b`` ask the same (:data:`SAME_STEM`)."""
+    wa, wb = _content(a), _content(b)
+    return bool(wa and wb) and len(wa & wb) >= SAME_STEM * min(len(wa), len(wb))
+
+
 def _picked(cands: list[tuple[float, Question]], max_questions: int, max_per_answer: int) -> list[Question]:
-    """The best ``max_questions`` candidates, at most ``max_per_answer`` with one answer and one
-    per cited moment, in lecture order, their wrong options varied across the set (:func:`_varied`: a
+    """The best ``max_questions`` candidates, at most ``max_per_answer`` with one answer (and no two
+    stems of one answer that ask the same, :data:`SAME_STEM`) and one per cited moment, in lecture order, their wrong options varied across the set (:func:`_varied`: a
     trial's set offered "precise estimates" in four of five questions)."""
     cands.sort(key=lambda x: -x[0])
     picked: list[Question] = []
@@ -330,7 +344,8 @@ def _picked(cands: list[tuple[float, Question]], max_questions: int, max_per_ans
     offered: Counter = Counter()
     for _, q in cands:
         key = q.answer.lower()
-        if per_answer[key] >= max_per_answer or any(p.cite_t_s == q.cite_t_s for p in picked):
+        if per_answer[key] >= max_per_answer or any(p.cite_t_s == q.cite_t_s or p.answer.lower() == key
+                                                     and _asks_the_same(p.stem, q.stem) for p in picked):
             continue
         q = _varied(q, offered)
         picked.append(q)

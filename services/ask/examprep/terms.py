@@ -163,6 +163,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
     grams: Counter = Counter()
     surfaces: dict[str, Counter] = {}
     capital: Counter = Counter()
+    cased: dict[str, Counter] = {}  # how a word capitalised inside a sentence is spelled ("Stefan-Boltzmann")
     lower: Counter = Counter()
     for s in sentences:
         for run in _runs(s):
@@ -174,6 +175,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
         for i, tok in enumerate(toks):
             if tok[:1].isupper() and i and toks[i - 1] not in ".!?:\"“":
                 capital[tok.lower()] += 1
+                cased.setdefault(tok.lower(), Counter())[tok] += 1
             elif tok[:1].islower():
                 lower[tok] += 1
     caps = {}
@@ -201,7 +203,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
     def shown(w: str) -> str:
         if w in caps:
             return caps[w]
-        return w[:1].upper() + w[1:] if capital[w] > lower[w] else w
+        return cased[w].most_common(1)[0][0] if capital[w] > lower[w] else w
 
     surface = {k: " ".join(shown(w) for w in surfaces[k].most_common(1)[0][0].split()) for k in terms}
     units = _units(sentences)
