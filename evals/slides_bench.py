@@ -6,6 +6,7 @@
     .venv/bin/python -m evals.slides_bench --quick               # two short videos, a smoke test
     .venv/bin/python -m evals.slides_bench --module /tmp/slides_old.py   # another copy of the detector
     .venv/bin/python -m evals.slides_bench --cost [--module ...]  # wall time on a 5-minute 1080p25 video
+    .venv/bin/python -m evals.slides_bench --order               # OCR reading order on stills (order_cer)
 
 **Videos.** Each video is rendered frame by frame (slides by :mod:`evals.slide_designs`, Pillow,
 DejaVu fonts) and piped into ffmpeg: H.264 (libx264, ``veryfast``, CRF 23, yuv420p) with a silent
@@ -1651,13 +1652,64 @@ def run_set(det: Detector, set_name: str, command: str) -> dict:
     return entry
 
 
+ORDER_WORDS = ("enzyme substrate binding rate constant inflation interest deposit reserve voltage current resistance "
+               "entropy pressure volume orbit parallax luminosity mitosis protein gradient market supply demand price "
+               "equilibrium reaction catalyst membrane neuron signal frequency wavelength energy mass momentum").split()
+
+
+def order_cer(rounds: int = 6, seed: int = 11, designs: Iterable[str] | None = None) -> dict[str, float]:
+    """Reading order on still slides (no video): mean ``jiwer.cer`` between what
+    :func:`services.transcribe.ocr.ocr_lines` reads of a rendered slide (a bullet glyph it reads dropped)
+    and the slide's text in reading order, per design, over ``rounds`` slides of each: every design of
+    :data:`~evals.slide_designs.DESIGNS`, and ``two-column+table`` / ``figure+table`` (bullets beside a
+    table of 3–5 rows, the table read row by row). Texts are random words of several fields
+    (``seed``)."""
+    import tempfile
+
+    import jiwer
+
+    from services.transcribe.ocr import ocr_lines
+
+    rng = random.Random(seed)
+
+    def phrase(n: int) -> str:
+        return " ".join(rng.choice(ORDER_WORDS) for _ in range(n)).capitalize()
+
+    out: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory(prefix="lc-order-") as tmp:
+        for k in range(rounds):
+            for design in designs or (*DESIGNS, "two-column+table", "figure+table"):
+                name, _, tabled = design.partition("+")
+                table = None
+                if tabled:
+                    cols = rng.choice([2, 3])
+                    table = [[phrase(1) for _ in range(cols)]] + [
+                        [f"{rng.randint(1, 99)}.{rng.randint(0, 9)}" if j else phrase(1) for j in range(cols)]
+                        for _ in range(rng.randint(3, 5))]
+                size = (1920, 1080) if name == "plain-small" else (960, 540)
+                image, truth = render_slide_with_text(
+                    name, phrase(4), [phrase(rng.randint(4, 9)) for _ in range(rng.randint(2, 4))], size,
+                    footer="Course 101" if name == "template" else "", page=3, seed=k, table=table)
+                path = Path(tmp) / "slide.png"
+                image.save(path)
+                read = " ".join(re.sub(r"^[\u2022\u25cf\u25a0\u25aa]\s*", "", ln) for ln in ocr_lines(path))
+                out.setdefault(design, []).append(jiwer.cer(" ".join(truth).lower(), read.lower()))
+    return {d: round(sum(v) / len(v), 4) for d, v in out.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m evals.slides_bench", description=__doc__.split("\n")[0])
     ap.add_argument("--set", choices=["dev", "sealed", "all"], default="dev")
     ap.add_argument("--quick", action="store_true", help="two short videos (a smoke test)")
     ap.add_argument("--cost", action="store_true", help="wall time on one 5-minute 1920x1080 25 fps video")
     ap.add_argument("--module", help="load detect_slides from this file instead of services/transcribe/slides.py")
+    ap.add_argument("--order", action="store_true", help="OCR reading order on still slides: CER per design, "
+                    "bullets beside a table included (see order_cer)")
     args = ap.parse_args(argv)
+    if args.order:
+        print("| design | CER |\n|---|---|")
+        print("\n".join(f"| {d} | {c} |" for d, c in order_cer().items()))
+        return 0
     command = ".venv/bin/python -m evals.slides_bench " + " ".join(sys.argv[1:] if argv is None else argv)
     det = Detector(args.module)
     if args.cost:
