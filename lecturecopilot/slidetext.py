@@ -118,7 +118,7 @@ def denoise_slide(text: str) -> str:
     (:func:`_suspect`) or lone letters, holding at least one candidate ("y sse ssn h"), is dropped;
     a lone letter or candidate stays (the "u" of "log log u", an "SSE" acronym). "" when no letters are
     left. Judged on the text alone: OCR's own line confidence has already dropped unreadable lines
-    (``services.transcribe.slides.ocr_lines``)."""
+    (``services.transcribe.ocr.ocr_lines``)."""
     toks = text.split()
     sus = [_suspect(t) for t in toks]
     weak = [s or (len(t.strip(".,:;!?()")) == 1 and t.strip(".,:;!?()").isalpha()) for s, t in zip(sus, toks)]

@@ -53,7 +53,7 @@ from rapidfuzz import fuzz
 from lecturecopilot import media
 from lecturecopilot.slidetext import recurring_lines, slide_sentence, without_recurring
 
-from .ocr import joined_rows, ocr_lines, ocr_text_lines  # noqa: F401  (ocr_lines: the benchmark counts its calls)
+from .ocr import joined_rows, ocr_text_lines
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ GRID_COLUMNS = 16  # cells across the frame; rows follow the aspect ratio
 @dataclass(frozen=True)
 class Slide:
     """A slide on screen from ``start_s`` to ``end_s`` (seconds); ``lines`` are its OCR'd text lines
-    top to bottom."""
+    in reading order (:func:`.ocr.reading_order`)."""
 
     start_s: float
     end_s: float

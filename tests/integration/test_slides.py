@@ -111,7 +111,7 @@ def test_bullets_beside_a_table_are_read_as_a_reader_would(tmp_path, design):
     0.53–0.56 on such slides); read column after column and row by row, the slide's text comes back
     in the order it was written, a bullet (where one is read) on the line of its item."""
     from evals.slide_designs import render_slide_with_text
-    from services.transcribe.slides import ocr_lines
+    from services.transcribe.ocr import ocr_lines
 
     image, truth = render_slide_with_text(
         design, "Inflation and interest rates",
