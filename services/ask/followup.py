@@ -156,7 +156,13 @@ def _swap_quantity(prev: str, new_topic: str) -> str | None:
 
 
 def _with_antecedent(text: str, topic: str) -> str:
-    """``text`` with its first pronoun replaced by ``topic`` ("its" by "<topic>'s")."""
+    """``text`` with its first pronoun replaced by ``topic`` ("its" by "<topic>'s"); a demonstrative
+    followed by the topic's last word stands with that word for the topic ("why is that faster?" after
+    "Is heapsort faster …": "why is heapsort faster?", not "… heapsort faster faster?")."""
+    head = re.escape(topic.split()[-1]) if topic.split() else None
+    if head and (m := re.search(rf"\b(?:that|this|those|these)\s+{head}\b", text, re.I)) \
+            and m.start() == _PRONOUN.search(text).start():
+        return text[:m.start()] + topic + text[m.end():]
     return _PRONOUN.sub(lambda m: f"{topic}'s" if m.group(0).lower() == "its" else topic, text, count=1)
 
 

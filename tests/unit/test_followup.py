@@ -76,6 +76,11 @@ def test_a_follow_up_with_a_conjunction_or_a_possessive_keeps_its_antecedent(msg
     ("What is merge sort?", "Is it true that merge sort is stable?", "Is it true that merge sort is stable?"),
     ("What is a hash table?", "What is a binary tree and how do you search it?",
      "What is a binary tree and how do you search it?"),
+    # "that" before the topic's own last word stands with it for the topic (an astronomy trial's follow-up
+    # became "what unit is measure distance distance in?")
+    ("Is heapsort faster than mergesort?", "why is that faster?", "why is heapsort faster?"),
+    ("How do astronomers measure distance with parallax?", "what unit is that distance in?",
+     "what unit is astronomers measure distance in?"),
 ])
 def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected
