@@ -16,6 +16,7 @@ from lecturecopilot.media import VIDEO_EXTENSIONS as VIDEO_SUFFIXES  # one list 
 from lecturecopilot.mediastores import media_store
 from lecturecopilot.settings import Settings
 from lecturecopilot.text import TextError, check_text
+from services.gateway import accounts_store
 from services.gateway import store as gateway_store
 from services.gateway.emails import normal_email
 from services.ingest.core import Upload, UploadRequest, ingest_lecture
@@ -86,11 +87,24 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
             print(f"created course {args.course!r} ({course_id})"
                   + (f", owned by {normal_email(args.owner)}" if args.owner else ", owned by no instructor (admins manage it; "
                      "--owner EMAIL gives a new course to an instructor)"))
+            if args.owner:
+                _warn_unless_instructor(settings, pool, normal_email(args.owner))
         print(f"queued lecture {lecture_id} in course {course_id}")
         return 0 if args.no_wait else _follow(settings, pool, lecture_id, course_id)
     finally:
         publisher.close()
         pool.close()
+
+
+def _warn_unless_instructor(settings: Settings, pool, email: str) -> None:
+    """Says on stderr when the owner ``email`` cannot manage a course yet: no account with the
+    instructor or admin role (a hostile pass gave a course to a student, who then met 403 on it)."""
+    admins = {normal_email(e) for e in settings.admin_emails.split(",") if e.strip()}
+    role = accounts_store.user_role(pool, email)
+    if role not in ("instructor", "admin") and email not in admins:
+        print(f"note: {email} is {'a ' + role if role else 'no account yet'}, not an instructor: they manage the "
+              f"course once they are one (`lecture-copilot mint-token --role instructor --email {email}`, or an "
+              "admin approving their request at /admin)", file=sys.stderr)
 
 
 def _input_files(args: argparse.Namespace) -> tuple[Path | None, Path | None] | int:

@@ -49,6 +49,13 @@ def ensure_user(pool: ConnectionPool, email: str, admin: bool) -> str:
         return conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()["role"]
 
 
+def user_role(pool: ConnectionPool, email: str) -> str | None:
+    """The role of the account ``email`` (``admin``, ``instructor`` or ``student``), None when there is none."""
+    with pool.connection() as conn:
+        row = conn.execute("SELECT role FROM users WHERE email=%s", (email,)).fetchone()
+    return row["role"] if row else None
+
+
 def save_session(pool: ConnectionPool, sid_sha256: str, email: str, csrf_token: str, days: float) -> None:
     """Stores a web session (its id's hash) of ``email`` with its CSRF token, valid ``days``."""
     with pool.connection() as conn:

@@ -108,6 +108,8 @@ def test_a_course_the_cli_makes_belongs_to_its_owner_or_to_the_admins(stack, tmp
     out = _cli("process", str(vtt), "--course", "CLI owned course", "--owner", "Prof.Owner@Example.EDU", "--no-wait")
     assert out.returncode == 0, out.stderr
     assert "owned by prof.owner@example.edu" in out.stdout
+    # no account with the instructor role yet: said, with the way to give it (a hostile pass's student owner met 403)
+    assert "prof.owner@example.edu is no account yet, not an instructor" in out.stderr and "mint-token" in out.stderr
     bad = _cli("process", str(vtt), "--course", "CLI course of nobody", "--owner", "not an address", "--no-wait")
     assert bad.returncode == 2 and "--owner must be an email address" in bad.stderr
     nobody = _cli("process", str(vtt), "--course", "CLI course of nobody", "--no-wait")
@@ -121,6 +123,10 @@ def test_a_course_the_cli_makes_belongs_to_its_owner_or_to_the_admins(stack, tmp
     r = requests.post(f"{stack.base}/api/courses/{courses['CLI course of nobody']}/lectures", headers=owner,
                       files=files, data={"title": "second"}, timeout=60)
     assert r.status_code == 403 and "no instructor" in r.json()["error"]["message"] and "--owner" in r.json()["error"]["message"]
+    # an owner who is an instructor already is not warned
+    out = _cli("process", str(vtt), "--course", "CLI course of an instructor", "--owner", "prof.owner@example.edu",
+               "--no-wait")
+    assert out.returncode == 0 and "owned by prof.owner@example.edu" in out.stdout and "not an instructor" not in out.stderr
 
 
 def test_the_cli_refuses_a_mistyped_course_id_a_bad_title_and_numbers_out_of_range(stack, tmp_path):
