@@ -16,7 +16,7 @@ with the same unit.
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -162,8 +162,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
     classes = _classes(sentences)
     grams: Counter = Counter()
     surfaces: dict[str, Counter] = {}
-    capital: Counter = Counter()
-    cased: dict[str, Counter] = {}  # how a word capitalised inside a sentence is spelled ("Stefan-Boltzmann")
+    cased: dict[str, Counter] = defaultdict(Counter)  # a word capitalised inside a sentence: its spellings
     lower: Counter = Counter()
     for s in sentences:
         for run in _runs(s):
@@ -174,8 +173,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
         toks = _tokens(s)
         for i, tok in enumerate(toks):
             if tok[:1].isupper() and i and toks[i - 1] not in ".!?:\"“":
-                capital[tok.lower()] += 1
-                cased.setdefault(tok.lower(), Counter())[tok] += 1
+                cased[tok.lower()][tok] += 1  # "Stefan-Boltzmann", capitals kept
             elif tok[:1].islower():
                 lower[tok] += 1
     caps = {}
@@ -192,7 +190,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
             continue
         if len(words) == 1:
             w = words[0]
-            if zipf(w) < RARE_ZIPF or capital[w] > lower[w] or w in caps:
+            if zipf(w) < RARE_ZIPF or cased[w].total() > lower[w] or w in caps:
                 terms[k] = n
         elif n >= 2 and min(zipf(x) for x in words if x != "of") < TERM_ZIPF:
             terms[k] = n
@@ -203,7 +201,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
     def shown(w: str) -> str:
         if w in caps:
             return caps[w]
-        return cased[w].most_common(1)[0][0] if capital[w] > lower[w] else w
+        return cased[w].most_common(1)[0][0] if cased[w].total() > lower[w] else w
 
     surface = {k: " ".join(shown(w) for w in surfaces[k].most_common(1)[0][0].split()) for k in terms}
     units = _units(sentences)
