@@ -38,6 +38,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def free_ports(n: int) -> list[int]:
+    """``n`` ports free now (:func:`free_port`), no two the same: each call of :func:`free_port`
+    reserves nothing, so a stack's seven calls may draw one port twice (CI once did: the stack then
+    meets its own port taken)."""
+    ports: list[int] = []
+    while len(ports) < n:
+        if (port := free_port()) not in ports:
+            ports.append(port)
+    return ports
+
+
 class PortTaken(RuntimeError):
     """A port the stack needs is held by another process: names the port, what needed it and the
     setting that moves it (and ``LC_PORT_OFFSET``, which moves every port of the stack); ``hint``, a

@@ -21,6 +21,7 @@ import requests
 
 from lecturecopilot import bus, db, embedded
 from lecturecopilot.netports import free_port as _free_port  # noqa: F401 (the name the tests and benchmarks import)
+from lecturecopilot.netports import free_ports
 from lecturecopilot.netports import stop_processes
 from lecturecopilot.settings import Settings, keep_port_offset, kept_port_offset
 
@@ -203,15 +204,15 @@ def _test_env(data_dir: Path, whisper_model: str, admin_token: str, extra_env: d
               whisper_beam_size: int | None = 1) -> dict[str, str]:
     """The environment of an ephemeral stack: its data dir, stream, free ports, test-sized limits,
     then ``extra_env``. ``whisper_beam_size`` None leaves the product's beam width."""
-    gateway_port = _free_port()
+    gateway_port, ingest, ask, health_transcribe, health_index, health_ask, nats = free_ports(7)
     beam = {} if whisper_beam_size is None else {"LC_WHISPER_BEAM_SIZE": str(whisper_beam_size)}
     return {
         "LC_DATA_DIR": str(data_dir), "LC_STREAM": "LC_TEST", "LC_WHISPER_MODEL": whisper_model, **beam,
         "LC_ADMIN_TOKEN": admin_token, "LC_GATEWAY_PORT": str(gateway_port),
-        "LC_PUBLIC_URL": f"http://127.0.0.1:{gateway_port}", "LC_INGEST_PORT": str(_free_port()),
-        "LC_ASK_PORT": str(_free_port()), "LC_HEALTH_PORT_TRANSCRIBE": str(_free_port()),
-        "LC_HEALTH_PORT_INDEX": str(_free_port()), "LC_HEALTH_PORT_ASK": str(_free_port()),
-        "LC_EMBEDDED_NATS_PORT": str(_free_port()), "LC_ACK_WAIT_S": "20", "LC_MAX_DELIVER": "3",
+        "LC_PUBLIC_URL": f"http://127.0.0.1:{gateway_port}", "LC_INGEST_PORT": str(ingest),
+        "LC_ASK_PORT": str(ask), "LC_HEALTH_PORT_TRANSCRIBE": str(health_transcribe),
+        "LC_HEALTH_PORT_INDEX": str(health_index), "LC_HEALTH_PORT_ASK": str(health_ask),
+        "LC_EMBEDDED_NATS_PORT": str(nats), "LC_ACK_WAIT_S": "20", "LC_MAX_DELIVER": "3",
         # tests and evals ask hundreds of questions from 127.0.0.1; rate-limit tests start a gateway of their own
         "LC_ASK_LIMIT_VISITOR": "1000000", "LC_ASK_LIMIT_USER": "1000000", "LC_ASK_LIMIT_VISITOR_TOTAL": "1000000",
         "LC_ASK_LIMIT_USER_TOTAL": "1000000", "LC_SIGNIN_LIMIT": "1000000", "LC_CONTACT_LIMIT": "1000000",

@@ -28,7 +28,7 @@ import psycopg
 import pytest
 import requests
 
-from lecturecopilot.netports import free_port, pid_alive, port_free
+from lecturecopilot.netports import free_ports, pid_alive, port_free
 from lecturecopilot_ops.running import SERVICES
 from web_helpers import upload_captions
 
@@ -107,9 +107,11 @@ def _answering_200(port: int):
 
 
 def _explicit_ports() -> dict[str, str]:
-    """Every port of a stack set on its own, each free now (a stack that ignored LC_PORT_OFFSET would
-    otherwise start on the default ports, maybe another stack's)."""
-    return {var: str(free_port()) for var in PORTS}
+    """Every port of a stack set on its own, each free now and no two the same (a stack that ignored
+    LC_PORT_OFFSET would otherwise start on the default ports, maybe another stack's; ``free_port``
+    reserves nothing, so two calls may draw one port: CI once drew the NATS port for ingest too, and
+    ``up`` named the ingest port where the test expected the NATS one)."""
+    return {var: str(port) for var, port in zip(PORTS, free_ports(len(PORTS)))}
 
 
 def _pids(data: Path) -> dict[str, int]:
