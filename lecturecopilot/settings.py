@@ -251,6 +251,11 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def admin_email_set(self) -> frozenset[str]:
+        """``LC_ADMIN_EMAILS`` as a set of lower-case addresses (the gateway's sign-in, the CLI's owner check)."""
+        return frozenset(e.strip().lower() for e in self.admin_emails.split(",") if e.strip())
+
+    @property
     def media_dir(self) -> Path:
         """Folder of stored media; with ``media_url`` (object storage) the local working copy and cache."""
         return (self.data_dir / "media").resolve()

@@ -99,9 +99,8 @@ def process_file(settings: Settings, args: argparse.Namespace) -> int:
 def _warn_unless_instructor(settings: Settings, pool, email: str) -> None:
     """Says on stderr when the owner ``email`` cannot manage a course yet: no account with the
     instructor or admin role (a hostile pass gave a course to a student, who then met 403 on it)."""
-    admins = {normal_email(e) for e in settings.admin_emails.split(",") if e.strip()}
     role = accounts_store.user_role(pool, email)
-    if role not in ("instructor", "admin") and email not in admins:
+    if role not in ("instructor", "admin") and email not in settings.admin_email_set:
         print(f"note: {email} is {'a ' + role if role else 'no account yet'}, not an instructor: they manage the "
               f"course once they are one (`lecture-copilot mint-token --role instructor --email {email}`, or an "
               "admin approving their request at /admin)", file=sys.stderr)

@@ -57,7 +57,7 @@ def _context(settings: Settings) -> GatewayContext:
     return GatewayContext(
         settings=settings, pool=db.make_pool(settings, max_size=16), ask=ask_pb2_grpc.AskServiceStub(channel),
         secret=accounts.server_secret(settings),
-        admin_emails=frozenset(e.strip().lower() for e in settings.admin_emails.split(",") if e.strip()),
+        admin_emails=settings.admin_email_set,
         relay_slots=threading.BoundedSemaphore(settings.upload_relays_max),
         streams=StreamSlots(settings.max_event_streams, settings.max_event_streams_person),
         videos=StreamSlots(settings.max_video_streams, settings.max_video_streams_person,
