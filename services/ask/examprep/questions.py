@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 
 
+from ..definitions import defines
 from ..disfluency import clean
 from .terms import DistractorPicks, EmbedFn, Vocabulary, _content, contains, course_vocabulary, norm, quantities_in, \
     quantity_distractors, quantity_kind, rarity, term_distractors, term_key, terms_in, unit_of
@@ -67,14 +68,7 @@ def _order(answer: str, distractors: list[str], key: str) -> tuple[list[str], in
     return ordered, perm.index(0)
 
 
-# what a sentence that teaches says, in any field: a definition of a term ...
-_DEFINES = re.compile(r"^\W*(?:the\s+|a\s+|an\s+)?(?P<t>.{2,60}?)\s+(?:is|are|was|were)\s+(?:a|an|the|called|defined|"
-                      r"known|what|how|when|where|one|just|basically|really|essentially|simply|going to be)\b", re.I)
-_CALLED = r"(?:called|known as|referred to as|named|termed|we call(?: it| this| that)?|i call(?: it| this| that)?|" \
-          r"is the name for)\s+(?:an?\s+|the\s+)?"
-# "X means …", "X, which measures …" (not ", which stands for": that is what an acronym before X stands for)
-_MEANS = r"s?(?:\s+(?:means|refers to|stands for|is defined as|describes|measures)|,\s+which\s+(?:means|refers to|" \
-         r"is defined as|describes|measures))\b"
+# what a sentence that teaches says, in any field: a definition of a term (services.ask.definitions) ...
 # ... or a cause, result, comparison, quantity or step of a process
 _TEACHES = re.compile(r"\b(?:because|since|so that|therefore|thus|hence|that is why|which is why|this is why|"
                       r"cause[sd]?|"
@@ -240,16 +234,6 @@ def _without(text: str, phrase: str) -> str:
     return f" {norm(text)} ".replace(f" {norm(phrase)} ", " | ")
 
 
-def _defined(text: str, term: str) -> bool:
-    """True when ``text`` defines ``term``: "<term> is a/the/called ...", "called <term>",
-    "<term> means ..."."""
-    t = r"\s+".join(map(re.escape, term.split()))
-    m = _DEFINES.match(text)
-    if m and re.fullmatch(r"(?:[\w'-]+\s+){0,2}" + t + r"s?", m.group("t").strip(), re.I):
-        return True
-    return bool(re.search(r"\b" + _CALLED + t + r"\b", text, re.I) or re.search(r"\b" + t + _MEANS, text, re.I))
-
-
 def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
                    n_words: int) -> tuple[float, Question] | None:
     """(rank, question) blanking the term of ``text`` that it defines, else its most unusual term
@@ -259,9 +243,9 @@ def _term_question(c: _Course, s: LectureSentence, text: str, context: str,
     if not here:
         return None
     cues = len(_TEACHES.findall(text))
-    ranked = sorted(here, key=lambda t: (-_defined(text, t), -rarity(t) - 0.5 * _local(c, t)))
+    ranked = sorted(here, key=lambda t: (-defines(text, t), -rarity(t) - 0.5 * _local(c, t)))
     for t in ranked[:3]:
-        defining = _defined(text, t)
+        defining = defines(text, t)
         if not defining and (n_words < 8 or cues == 0 or _AGENDA.match(text)):
             continue
         if context and contains(context, t):

@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 
+from ..definitions import asked_term, defines
 from ..disfluency import clean
 from ..domain import AnswerSentence, Cite
 from ..ports import SearchIndex
@@ -175,6 +176,9 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
     if best is None:  # nothing left unsaid in these passages: the best run, even if said before
         return extractive_answer(index, passages, query, query_vec, rank_penalty=rank_penalty) if said else []
     _, p, sents, i, j = best
+    term = None if said else asked_term(query)
+    if term and not any(_defines(s, term) for s in sents[i:j]):
+        p, sents, i, j = _definition(index, passages, term) or (p, sents, i, j)
     if said:  # keep the run inside its fresh range
         lo, hi = next((lo, hi) for lo, hi in _fresh_ranges(sents, said, p.hit.lecture_id) if lo <= i < hi)
         i, j = answer_run(sents[:hi], i, j)
@@ -183,6 +187,24 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
     run = [(p, s) for s in sents[i:j]]
     more = [] if said else _more(index, passages[:FROM_PASSAGES], query, query_vec, run)
     return _written(run + sorted(more, key=lambda ps: (ps[0].hit.lecture_number, ps[1].start_s)), query)
+
+
+def _defines(sentence, term: str) -> bool:
+    kind = getattr(sentence, "kind", "speech")
+    return defines(sentence.text if kind == "slide" else clean(sentence.text), term, slide=kind == "slide")
+
+
+def _definition(index: SearchIndex, passages: list[Passage], term: str) -> tuple[Passage, list, int, int] | None:
+    """The first sentence, in the order of ``passages``, that defines ``term``
+    (:func:`services.ask.definitions.defines`) as ``(passage, its sentences, k, k + 1)``, or None.
+    "What is perihelion?" opens on where the lecture defines it, not on a later mention that shares
+    more of the question's words."""
+    for p in passages:
+        entry = passage_sentences(index, p.hit)
+        for k, s in enumerate(entry[0] if entry else []):
+            if _defines(s, term):
+                return p, entry[0], k, k + 1
+    return None
 
 
 TARGET_WORDS = 60     # an answer of about this many words, unless the question asks for more

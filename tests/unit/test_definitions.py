@@ -1,0 +1,89 @@
+"""Definition questions and the sentences that answer them, in many fields (services.ask.definitions), and the
+extractive writer opening on the definition rather than on a later mention (astronomy trial: "What is
+perihelion?" was answered with where the planet moves fastest)."""
+
+from types import SimpleNamespace
+
+import pytest
+
+from lecturecopilot import models
+from lecturecopilot.settings import Settings
+from services.ask.definitions import asked_term, defines
+from services.ask.retrieve import Passage
+from services.ask.search_index import Hit, IndexedSentence
+from services.ask.writers.extractive import extractive_answer
+
+ASKS = [("What is perihelion?", "perihelion"), ("what's a keystone species", "keystone species"),
+        ("whats the time constant", "time constant"), ("Define elasticity.", "elasticity"),
+        ("what does RC mean", "RC"), ("What is meant by opportunity cost?", "opportunity cost"),
+        ("What is the epicenter of an earthquake?", "epicenter"), ("so what are Okazaki fragments?", "Okazaki fragments"),
+        ("What is the definition of a martingale?", "martingale")]
+NOT_ASKS = ["What is the running time of binary search?", "what is the difference between a stack and a queue",
+            "What are the steps of the Calvin cycle?", "and what's left after the explosion?",
+            "Why is RuBisCO called wasteful?", "How does a capacitor charge?", "what is in lecture 3",
+            "What is the main idea of Kirchhoff's voltage law and why does it hold in every loop?"]
+
+
+@pytest.mark.parametrize("question,term", ASKS)
+def test_a_definition_question_names_its_term(question, term):
+    assert asked_term(question) == term
+
+
+@pytest.mark.parametrize("question", NOT_ASKS)
+def test_other_questions_ask_for_no_definition(question):
+    assert asked_term(question) is None
+
+
+DEFINING = [("The point of the orbit closest to the Sun is called perihelion.", "perihelion", False),
+            ("A keystone species is one whose removal changes the whole community.", "keystone species", False),
+            ("Elasticity measures how much quantity responds to price.", "elasticity", False),
+            ("Okazaki fragments are the short pieces made on the lagging strand.", "Okazaki fragment", False),
+            ("Time constant: tau = RC, the time to reach 63 percent", "time constant", True),
+            ("RC circuits; Time constant – how fast the capacitor charges", "time constant", True)]
+NOT_DEFINING = [("At perihelion the planet moves fastest in its orbit.", "perihelion", False),
+                ("Removing a keystone species can collapse a food web.", "keystone species", False),
+                ("So elasticity tells us whether revenue goes up.", "elasticity", False),
+                ("The lagging strand is made in Okazaki fragments.", "Okazaki fragments", False),
+                ("Time constant: tau = RC", "time constant", False)]  # a slide's form, said: not a definition
+
+
+@pytest.mark.parametrize("text,term,slide", DEFINING)
+def test_a_sentence_that_defines_the_term(text, term, slide):
+    assert defines(text, term, slide=slide)
+
+
+@pytest.mark.parametrize("text,term,slide", NOT_DEFINING)
+def test_a_sentence_that_only_names_the_term(text, term, slide):
+    assert not defines(text, term, slide=slide)
+
+
+def _passage(idx: int, rows: list[tuple[float, str]], end_s: float, embed):
+    sents = [IndexedSentence(t, rows[k + 1][0] if k + 1 < len(rows) else end_s, text) for k, (t, text) in enumerate(rows)]
+    return Passage(Hit(f"p{idx}", "L1", 1, idx, rows[0][0], end_s, " ".join(t for _, t in rows), 1.0), 1.0), \
+        (sents, embed([t for _, t in rows]))
+
+
+def test_a_definition_question_is_answered_where_the_term_is_defined():
+    def embed(texts):
+        return models.embed(Settings().embed_model, texts)
+
+    later = [(300.0, "Kepler's second law says a planet sweeps out equal areas in equal times."),
+             (306.0, "So at perihelion the planet is moving fastest, and at aphelion it is slowest."),
+             (312.0, "Earth is nearest the Sun in early January, which surprises people."),
+             (318.0, "The speed changes all the way around the orbit.")]
+    first = [(120.0, "Orbits are ellipses with the Sun at one focus."),
+             (126.0, "The point of the orbit closest to the Sun is called perihelion."),
+             (132.0, "The farthest point is called aphelion."),
+             (138.0, "How stretched the ellipse is we measure with its eccentricity.")]
+    p1, e1 = _passage(0, later, 324.0, embed)
+    p2, e2 = _passage(1, first, 144.0, embed)
+    index = SimpleNamespace(sentences={("L1", 0): e1, ("L1", 1): e2}, course_of={})
+    query = "What is perihelion?"
+    out = extractive_answer(index, [p1, p2], query, embed([query])[0])
+    assert out[0].cites[0].t_s == 126.0, [(s.text, s.cites[0].t_s) for s in out]
+    assert out[0].text == "The point of the orbit closest to the Sun is called perihelion."
+    # without a definition among the passages the answer is what it was: the best run
+    index.sentences[("L1", 1)] = _passage(1, [(t, s.replace("is called perihelion", "matters"))
+                                              for t, s in first], 144.0, embed)[1]
+    out = extractive_answer(index, [p1, p2], query, embed([query])[0])
+    assert out[0].cites[0].t_s != 126.0
