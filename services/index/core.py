@@ -151,7 +151,11 @@ def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_
     """Groups sentences into segments of about ``target_s``..``max_s`` seconds (see module doc).
 
     A slide sentence (``kind == "slide"``: a new slide appears) starts a new segment when the
-    current one already spans ``min_tail_s``. With ``vecs`` (one embedding per sentence), a
+    current one already spans ``min_tail_s``; a sentence said mostly after the slide appears (its
+    midpoint at or after the slide's time) goes with the slide: the slide's second is a frame sample
+    and a recogniser's first word time is often a few tenths early, so "The second rule is
+    Kirchhoff's voltage law" said from 24.8 s under a slide found at 25.0 s was the end of the
+    passage before (a circuits trial). With ``vecs`` (one embedding per sentence), a
     segment is not closed at ``target_s`` but when it would pass ``max_s``, at the gap between
     ``min_s`` and ``max_s`` where the topic shifts most (:func:`gap_similarity` lowest; of equal
     ones, the cut nearest ``target_s``). A last segment shorter than ``min_tail_s`` joins the
@@ -174,8 +178,8 @@ def make_segments(sentences: Sequence[Sentence], *, target_s: float = 60.0, max_
 
     for idx, s in enumerate(flat):
         if cur and s.kind == "slide" and s.start_s - flat[cur[0]].start_s >= min_tail_s:
-            keep = len(cur)  # speech starting at the slide's second belongs with the slide
-            while keep > 1 and flat[cur[keep - 1]].start_s >= s.start_s:
+            keep = len(cur)  # speech said mostly after the slide appears belongs with the slide
+            while keep > 1 and flat[cur[keep - 1]].start_s + flat[cur[keep - 1]].end_s >= 2 * s.start_s:
                 keep -= 1
             emit(cur[:keep])
             cur = cur[keep:]

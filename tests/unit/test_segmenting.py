@@ -169,3 +169,19 @@ def test_slide_terms_the_lecture_never_says_stay():
     assert [s.kind for s in out] == ["speech", "slide"] and "Binary heaps" in out[1].text
     assert denoise_slide("Heapify: sift down from the last internal node, BST vs heap") == \
         "Heapify: sift down from the last internal node, BST vs heap"
+
+
+def test_a_sentence_said_mostly_after_a_slide_appears_goes_with_the_slide():
+    """A circuits trial: "The second rule is Kirchhoff's voltage law." started at 24.8 s by the recogniser's
+    clock, the voltage-law slide at 25.0 s (a frame sample); the sentence ended the current-law passage."""
+    from services.index.core import Sentence, TimedWord
+
+    def said(a, b, text):
+        return Sentence(a, b, text, [TimedWord(a, b, text)])
+
+    segs = make_segments([said(0, 12, "The first is the current law."), said(12, 24.8, "Charge is conserved."),
+                          said(24.8, 27.5, "The second rule is the voltage law."),
+                          Sentence(25.0, 26.0, "Kirchhoff's Voltage Law", kind="slide"),
+                          said(27.5, 40, "Voltages around a loop sum to zero."), said(40, 52, "Energy is conserved.")])
+    assert [[x.text for x in s.sentences][0] for s in segs] == ["The first is the current law.",
+                                                                "The second rule is the voltage law."]
