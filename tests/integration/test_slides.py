@@ -123,3 +123,27 @@ def test_bullets_beside_a_table_are_read_as_a_reader_would(tmp_path, design):
     assert [ln.lstrip("●•◆■▪ ").strip() for ln in read] == truth, read  # a bullet read goes with its item
     said = slide_sentence(read)
     assert all(row in said for row in ("Year Inflation Rate", "2019 1.8% 2.4%", "2021 4.7% 0.1%")), said
+
+
+def test_a_wrapped_title_and_faint_bullets_are_read_as_written(tmp_path):
+    """Real RapidOCR on a dark slide drawn as an ecology trial's was: a title in larger type wrapped over two
+    lines is one title, and each bullet's item stays its own item (the "●" glyphs are read with scores
+    under 0.6; without them two items ran together)."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    from evals.slide_designs import SANS, SANS_BOLD
+    from services.transcribe.ocr import ocr_lines
+
+    img = Image.new("RGB", (1280, 720), (32, 34, 48))
+    draw = ImageDraw.Draw(img)
+    title, body = ImageFont.truetype(SANS_BOLD, 56), ImageFont.truetype(SANS, 40)
+    draw.text((78, 60), "Why Predator and Prey", font=title, fill=(137, 180, 250))
+    draw.text((78, 130), "Populations Cycle", font=title, fill=(137, 180, 250))
+    items = ["Snowshoe hare and Canada lynx pelt records", "Lynx peaks follow hare peaks by one to two years",
+             "Two populations coupled through feeding"]
+    for k, text in enumerate(items):
+        draw.ellipse((84, 252 + 58 * k, 98, 266 + 58 * k), fill=(137, 180, 250))
+        draw.text((120, 237 + 58 * k), text, font=body, fill=(230, 230, 240))
+    img.save(tmp_path / "slide.png")
+    said = slide_sentence(ocr_lines(tmp_path / "slide.png"))
+    assert said == "Why Predator and Prey Populations Cycle: " + "; ".join(items) + ".", said

@@ -67,3 +67,21 @@ def test_joined_rows_joins_the_boxes_of_one_row_only():
              TextLine("Year", 0.6, 0.25, 2), TextLine("Rate", 0.8, 0.25, 2)]
     assert joined_rows(lines) == ["● Real rate", "minus inflation", "Year Rate"]
     assert joined_rows([]) == []
+
+
+def test_a_title_wrapped_over_two_lines_in_larger_type_is_one_line():
+    """An ecology trial's "Why Predator and Prey" / "Populations Cycle" (boxes 0.10 of the slide's height over
+    body lines of 0.07) was a title and a first item."""
+    def line(text, y, row, h):
+        return TextLine(text, 0.4, y, row, h)
+
+    body = [line("● Snowshoe hare and lynx pelt records", 0.36, 2, 0.071), line("● Lynx peaks follow hare peaks", 0.44, 3, 0.073)]
+    wrapped = [line("Why Predator and Prey", 0.13, 0, 0.101), line("Populations Cycle", 0.22, 1, 0.100)]
+    assert joined_rows(wrapped + body) == ["Why Predator and Prey Populations Cycle", "● Snowshoe hare and lynx pelt records",
+                                           "● Lynx peaks follow hare peaks"]
+    one = [line("Trophic Cascades", 0.13, 0, 0.1)] + [line(t.text, t.y, t.row - 1, t.h) for t in body]
+    assert joined_rows(one) == ["Trophic Cascades"] + [t.text for t in body]  # a one-line title: as it was
+    same = [line("Step one", 0.13, 0, 0.07), line("Step two", 0.22, 1, 0.07)] + body  # body type only: no title
+    assert joined_rows(same) == ["Step one", "Step two"] + [t.text for t in body]
+    unknown = [line(t.text, t.y, t.row, 0.0) for t in wrapped + body]  # no heights: rows as they are
+    assert joined_rows(unknown) == [t.text for t in wrapped + body]
