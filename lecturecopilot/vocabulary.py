@@ -139,6 +139,8 @@ sigma tau phi chi psi omega naught nought""".split()}}
 SPOKEN_MATH_SAME = [("theta of", ""), ("big o of", ""), ("o of", ""), ("order of", ""), ("order", ""),
                     ("linear", "n"), ("quadratic", "n squared"), ("cubic", "n cubed"), ("logarithmic", "log n"),
                     ("constant", "1"), ("to the power of", "to the"), ("to the power", "to the"),
+                    # the operators said: their symbols are not words, so "1 - n/k" and "1 minus n over k" read alike
+                    ("divided by", ""), ("over", ""), ("times", ""), ("minus", ""), ("plus", ""),
                     *[(w, str(i)) for i, w in enumerate("""zero one two three four five six seven eight nine ten
                     eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty""".split())]]
 

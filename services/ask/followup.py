@@ -45,6 +45,7 @@ _PLACE = re.compile(r"[A-Za-z]{3,}\s+\d+")  # "chapter 2", "step 3", "figure 4":
 # "the second one", "the 3rd": an ordinal standing for the thing the previous question counted
 _ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|next|\d+(?:st|nd|rd|th))"
 _ORDINAL_ONE = re.compile(rf"(?P<o>{_ORDINAL})(?:\s+one)?", re.I)
+_ORDINAL_NOUN = re.compile(rf"(?P<o>{_ORDINAL})\s+(?P<n>[A-Za-z][\w'-]*(?:\s+[A-Za-z][\w'-]*)?)", re.I)
 _CONJUNCTION_QUESTION = re.compile(r"^(?:and|but|so|also|then)\s*,?\s+(?=(?:what|how|why|when|where|which|who|whose|is|are|"
                                    r"was|were|does|do|did|can|could|would|will|should)\b)", re.I)
 
@@ -113,10 +114,16 @@ def _same_count(a: str, b: str) -> bool:
 def _swap_ordinal(prev: str, new_topic: str) -> str | None:
     """``prev`` with its last ordinal replaced by the one ``new_topic`` is ("What does Kepler's first law
     say?" + "second one" → "What does Kepler's second law say?"; an astronomy trial's follow-up became
-    "What does second one?"); None when ``new_topic`` is not an ordinal (with or without "one") or
-    ``prev`` has none."""
-    new = _ORDINAL_ONE.fullmatch(_without_trailing_marks(new_topic.strip()))
-    old = list(re.finditer(rf"\b{_ORDINAL}\b", prev, re.I)) if new else []
+    "What does second one?"; "What is the first step of …?" + "the second step": the ordinal of the same
+    noun); None when ``new_topic`` is not an ordinal (alone, with "one" or with a noun) or ``prev`` has
+    none (before that noun). A circuits trial's "what about the second step?" after "How do you find the
+    Thevenin equivalent of a network?" became "How do you find the second step of a network?": an
+    ordinal and a noun with no ordinal to swap ask for a part of what was asked, so the message goes
+    before the previous question, as one that names no topic does."""
+    topic = _without_trailing_marks(new_topic.strip())
+    new = _ORDINAL_ONE.fullmatch(topic) or _ORDINAL_NOUN.fullmatch(topic)
+    noun = rf"\s+{re.escape(new.group('n'))}\b" if new and new.groupdict().get("n") else ""
+    old = list(re.finditer(rf"\b{_ORDINAL}(?={noun})", prev, re.I)) if new else []
     if not old:
         return None
     o = new.group("o")
@@ -196,6 +203,8 @@ def rewrite(message: str, history: list[str]) -> str:
         swapped = _swap_quantity(prev, new_topic) or _swap_ordinal(prev, new_topic)
         if swapped:  # "and what about 99%?" after "… a 95% confidence interval?"
             return swapped
+        if _ORDINAL_NOUN.fullmatch(_without_trailing_marks(new_topic.strip())):
+            return f"{msg} {prev}"  # "the second step" of what was asked, not in its place
         old_topic = _narrowed(_topic(prev, like=new_topic), new_topic)
         of_it = _PREPOSITION_OF_IT.match(new_topic)
         held = list(re.finditer(rf"\b{_PREPOSITIONS}\b", prev, re.I)) if of_it else []

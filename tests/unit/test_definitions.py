@@ -87,3 +87,19 @@ def test_a_definition_question_is_answered_where_the_term_is_defined():
                                               for t, s in first], 144.0, embed)[1]
     out = extractive_answer(index, [p1, p2], query, embed([query])[0])
     assert out[0].cites[0].t_s != 126.0
+
+
+def test_a_run_holding_the_definition_opens_on_it():
+    """An ecology trial: "What is a keystone species?" was answered in the right place, the definition last,
+    after "Robert Paine showed this …"."""
+    def embed(texts):
+        return models.embed(Settings().embed_model, texts)
+
+    rows = [(124.0, "Robert Paine showed this with sea stars and keystone species on the rocky shore."),
+            (130.0, "A keystone species is one whose impact is far larger than its abundance."),
+            (136.0, "Sea otters are another example, because they eat the urchins that eat kelp.")]
+    p, e = _passage(0, rows, 142.0, embed)
+    index = SimpleNamespace(sentences={("L1", 0): e}, course_of={})
+    query = "What is a keystone species?"
+    out = extractive_answer(index, [p], query, embed([query])[0])
+    assert out[0].text.startswith("A keystone species is one whose"), [s.text for s in out]

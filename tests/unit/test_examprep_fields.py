@@ -95,3 +95,27 @@ def test_two_stems_of_one_answer_asking_the_same_are_one_question():
                           "Second Law: Equal Areas in Equal Times: A line from the Sun to a(n) ____ equal areas in equal times.")
     assert not _asks_the_same("The ____ is how bright a star looks from Earth.",
                               "The ____ is how bright it would look from a standard distance of 10 parsecs.")
+
+
+def test_a_word_english_does_not_know_said_once_is_no_term():
+    """A circuits trial's set marked "humbers" (for "numbers") as an answer: a word English does not know,
+    said once, is more often a mishearing than a term; said twice it is a term ("thylakoid" is English)."""
+    from services.ask.examprep.terms import course_vocabulary
+
+    v = course_vocabulary(["Elk humbers dropped once the wolves came back.", "The thylakoid membrane holds chlorophyll.",
+                           "Pisaster eats mussels on the rocky shore.", "A synaptonemal zipper forms between pairs.",
+                           "The synaptonemal zipper comes apart at the end."])
+    assert "humbers" not in v.terms and "thylakoid" in v.terms and "synaptonemal zipper" in v.terms
+    assert "pisaster" in v.terms  # capitalised inside a sentence: a name
+
+
+def test_a_formula_is_not_blanked_inside_a_larger_expression_and_said_operators_read_as_written():
+    """A circuits trial's "Vs (____^(-t/RC))" blanked "1 - e" of "1 - e^(-t/RC)"; its options held
+    "1 - n/k" and "1-n over k", one expression twice."""
+    from services.ask.examprep.quantities import canonical
+    from services.ask.examprep.questions import _blank
+
+    assert _blank("V(t) = Vs (1 - e^(-t/RC)) while it charges", "1 - e") is None
+    assert _blank("The time constant is R times C.", "R times C") == "The time constant is ____."
+    assert canonical("1 - n/k") == canonical("1-n over k") == canonical("one minus n over k")
+    assert canonical("n log n time") != canonical("log n time")

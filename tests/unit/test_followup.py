@@ -103,6 +103,12 @@ def test_a_pronoun_with_nothing_before_it_takes_the_previous_topic(prev, msg, ex
     ("What happens in the first phase of mitosis?", "and the third?", "What happens in the third phase of mitosis?"),
     ("What is Newton's 1st law?", "and the 2nd one?", "What is Newton's 2nd law?"),
     ("Which reaction comes first in glycolysis?", "and last?", "Which reaction comes last in glycolysis?"),
+    # an ordinal and a noun: the ordinal of the same noun, else a part of what was asked (a circuits trial's
+    # "what about the second step?" became "How do you find the second step of a network?")
+    ("What is the first step of mitosis?", "and the second step?", "What is the second step of mitosis?"),
+    ("How do you find the Thevenin equivalent of a network?", "what about the second step?",
+     "what about the second step? How do you find the Thevenin equivalent of a network?"),
+    ("What does Kepler's first law say?", "and the second law?", "What does Kepler's second law say?"),
 ])
 def test_a_topic_swap_reads_whole_words(prev, msg, expected):
     assert rewrite(msg, [prev]) == expected

@@ -94,8 +94,9 @@ _LEAD = re.compile(r"^(?:(?:so|and|but|now|ok|okay|well|right|all right|alright|
 
 def _blank(text: str, phrase: str) -> str | None:
     """``text`` with the one whole-word occurrence of ``phrase`` replaced by ``____`` (None if
-    it occurs zero or several times)."""
-    pat = re.compile(r"(?<![\w'-])" + r"\s+".join(map(re.escape, phrase.split())) + r"(?:s|es)?(?![\w'-])", re.I)
+    it occurs zero or several times); an occurrence glued to a power, index, product or quotient
+    ("1 - e" in "Vs (1 - e^(-t/RC))") is part of a larger expression and is none."""
+    pat = re.compile(r"(?<![\w'^_/*-])" + r"\s+".join(map(re.escape, phrase.split())) + r"(?:s|es)?(?![\w'^_/*(-])", re.I)
     found = pat.findall(text)
     if len(found) != 1:
         return None

@@ -157,7 +157,8 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
     A phrase of 2–4 content words is a term when said at least twice and one of its words has a
     Zipf frequency below ``TERM_ZIPF``; a single word when its Zipf frequency is below
     ``RARE_ZIPF`` (or it is said capitalised, a name, or in capitals, an acronym) and the course
-    never uses it as a verb. Terms nested in a longer term said as often are dropped."""
+    never uses it as a verb; a word English does not know at all (Zipf 0) only when said twice: said
+    once, it is more often a mishearing ("humbers" for "numbers" was a circuits trial's answer) than a term. Terms nested in a longer term said as often are dropped."""
     sentences = list(sentences)
     classes = _classes(sentences)
     grams: Counter = Counter()
@@ -190,7 +191,7 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
             continue
         if len(words) == 1:
             w = words[0]
-            if zipf(w) < RARE_ZIPF or cased[w].total() > lower[w] or w in caps:
+            if zipf(w) < RARE_ZIPF and (n >= 2 or zipf(w) > 0) or cased[w].total() > lower[w] or w in caps:
                 terms[k] = n
         elif n >= 2 and min(zipf(x) for x in words if x != "of") < TERM_ZIPF:
             terms[k] = n

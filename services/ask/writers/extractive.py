@@ -177,8 +177,10 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
         return extractive_answer(index, passages, query, query_vec, rank_penalty=rank_penalty) if said else []
     _, p, sents, i, j = best
     term = None if said else asked_term(query)
-    if term and not any(_defines(s, term) for s in sents[i:j]):
-        p, sents, i, j = _definition(index, passages, term) or (p, sents, i, j)
+    if term:  # "What is a keystone species?" opens on the sentence that defines it
+        k = next((k for k in range(i, j) if _defines(sents[k], term)), None)
+        p, sents, i, j = (p, sents, k, max(j, k + 1)) if k is not None else \
+            _definition(index, passages, term) or (p, sents, i, j)
     if said:  # keep the run inside its fresh range
         lo, hi = next((lo, hi) for lo, hi in _fresh_ranges(sents, said, p.hit.lecture_id) if lo <= i < hi)
         i, j = answer_run(sents[:hi], i, j)
