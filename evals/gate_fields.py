@@ -276,25 +276,18 @@ VETO_ZIPF = (2.0, 2.5, 3.0, 3.5, 4.0)  # an unsaid word rarer than this in Engli
 VETO_LEX = (0.6, 0.7, 0.8, 0.9)         # … unless a course word is this close in letters (a misspelling, a mishearing)
 
 
-NAME_ZIPF = (3.0, 3.5, 4.0, 4.5, 5.0)  # … or, for a word written with a capital (a name: "Norton"), rarer than this
-
-
-def unsaid_subject(words: list[dict], zipf_below: float, lex_below: float, name_below: float | None = None) -> bool:
-    """True when a topic word the course never says is rare in English (Zipf < ``zipf_below``; a word
-    written with a capital, < ``name_below`` when given) and no course word is close to it in letters
-    (best Indel ratio < ``lex_below``): the question's distinctive subject ("Michaelis", "dialysis",
-    "Norton" in a course that treats Thevenin's equivalent) is not what the lectures treat."""
-    return any(not w["in_course"] and w["lex"] < lex_below
-               and _zipf(w["word"]) < (name_below if name_below and w["word"][:1].isupper() else zipf_below)
-               for w in words)
+def unsaid_subject(words: list[dict], zipf_below: float, lex_below: float) -> bool:
+    """True when a topic word the course never says is rare in English (Zipf < ``zipf_below``) and
+    no course word is close to it in letters (best Indel ratio < ``lex_below``): the question's
+    distinctive subject ("Michaelis", "dialysis") is not what the lectures treat."""
+    return any(not w["in_course"] and w["lex"] < lex_below and _zipf(w["word"]) < zipf_below for w in words)
 
 
 def _vetoed(rows: list[dict], v: tuple) -> np.ndarray:
-    """Per row, whether variant ``v``'s veto (elements 5 and 6: Zipf and letter cut-offs; 7: the Zipf
-    cut-off for a capitalised word) declines it."""
+    """Per row, whether variant ``v``'s veto (elements 5 and 6: Zipf and letter cut-offs) declines it."""
     if len(v) < 7:
         return np.zeros(len(rows), dtype=bool)
-    return np.asarray([unsaid_subject(r["words"], v[5], v[6], v[7] if len(v) > 7 else None) for r in rows])
+    return np.asarray([unsaid_subject(r["words"], v[5], v[6]) for r in rows])
 
 
 def _cov(words: list[dict], v: tuple) -> float:
@@ -350,7 +343,7 @@ def group_cv(rows: list[dict], variants: list[tuple], min_declined: float = 0.0,
                       "chosen": {"local": combos[best][0][0], "lex": combos[best][0][1], "sem": combos[best][0][2],
                                  "drop": combos[best][0][3],
                                  "prior": combos[best][0][4] if len(combos[best][0]) > 4 else 0.0,
-                                 "veto": list(combos[best][0][5:8]),
+                                 "veto": list(combos[best][0][5:7]),
                                  "weight": combos[best][1], "threshold": combos[best][2]}}
     rc = [h["right_call"] for h in held.values()]
     pooled = np.zeros(len(rows), dtype=bool)
@@ -421,16 +414,6 @@ def main() -> None:
            "unsaid_subject_fixed_weights_declining_0.9": group_cv(
                rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
                + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx) for z in VETO_ZIPF for lx in VETO_LEX],
-               min_declined=0.9, weights=(gate.COVERAGE_WEIGHT,)),
-           "unsaid_subject_or_name_declining_0.9": group_cv(
-               rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
-               + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx, nz)
-                  for z in VETO_ZIPF for lx in VETO_LEX for nz in (None,) + NAME_ZIPF if nz is None or nz > z],
-               min_declined=0.9),
-           "unsaid_subject_or_name_fixed_weights_declining_0.9": group_cv(
-               rows, [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES)]
-               + [(True, 1.01, 1.01, 9.9, gate.BACKGROUND_PASSAGES, z, lx, nz)
-                  for z in VETO_ZIPF for lx in VETO_LEX for nz in (None,) + NAME_ZIPF if nz is None or nz > z],
                min_declined=0.9, weights=(gate.COVERAGE_WEIGHT,))}
     publish(out, "gate-fields-latest.json")
 
