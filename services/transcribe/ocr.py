@@ -140,13 +140,15 @@ def _ocr():
 class TextLine:
     """A box of text OCR read: its text, its centre as a share of the image's width and height (0–1),
     the number of the reading line it is on (boxes of one ``row`` are one line, left to right) and its
-    height as a share of the image's (0: not known)."""
+    character pitch, the box's width per character as a share of the image's width (0: not known): the
+    type's size, which a box's height tells less well (a line with descenders has a box up to 30 %
+    taller than one without, in one font)."""
 
     text: str
     x: float
     y: float
     row: int = 0
-    h: float = 0.0
+    pitch: float = 0.0
 
 
 #: A box holding one bullet glyph is kept from this recognition score: a glyph is read with less
@@ -174,27 +176,40 @@ def ocr_text_lines(image: Path, *, min_score: float = 0.6) -> list[TextLine]:
             xs = [float(p[0]) for p in boxes[i]] if boxes is not None else [0.0, 1.0]
             ys = [float(p[1]) for p in boxes[i]] if boxes is not None else [10.0 * i, 10.0 * i + 1]
             found.append(Box(min(xs), min(ys), max(xs), max(ys), t.strip()))
-    return [TextLine(b.text, (b.x0 + b.x1) / 2 / width, b.cy / height, n, (b.y1 - b.y0) / height)
+    return [TextLine(b.text, (b.x0 + b.x1) / 2 / width, b.cy / height, n, (b.x1 - b.x0) / width / max(1, len(b.text)))
             for n, row in enumerate(reading_order(found)) for b in row]
 
 
-#: A slide's first lines are one title wrapped over them when each is set this much larger than the
-#: median line below (a title's type is 1.3–2× a body's; hand-set, not fitted). An ecology trial's
-#: "Why Predator and Prey" / "Populations Cycle" (72 px over 52 px body lines) was read as the title
-#: "Why Predator and Prey" and a first item "Populations Cycle".
-TITLE_SCALE = 1.2
+#: A slide's first lines are one title wrapped over them when they are set in one size (character pitch
+#: within :data:`SAME_SIZE` of the first's) at least this much larger than the median body line's
+#: (hand-set, not fitted: over the eight designs of ``evals/slide_designs`` and two trial decks a title's
+#: pitch is 1.4–1.9× its body's, body lines within 0.15 of each other). An ecology trial's "Why Predator
+#: and Prey" / "Populations Cycle" was read as the title "Why Predator and Prey" and a first item.
+TITLE_SCALE = 1.3
+SAME_SIZE = 0.15
+MAX_TITLE_ROWS = 3
+#: Rows centred below this share of the slide's height are its footer (course name, page number), not body.
+FOOTER_Y = 0.85
+
+
+def _row_pitch(row: list[TextLine]) -> float:
+    """The character pitch of the row's longest box (a bullet glyph beside its item says little)."""
+    return max(row, key=lambda ln: len(ln.text)).pitch
 
 
 def _title_rows(rows: list[list[TextLine]]) -> int:
-    """How many of the first ``rows`` are one title wrapped over them: the leading rows set at least
-    :data:`TITLE_SCALE` times the median height of the text rows after them; 1 when there are fewer
-    than two such rows or the heights are not known."""
-    heights = [max(ln.h for ln in row) for row in rows]
-    n = 0
-    while n < len(rows) - 1 and heights[n] > 0 and heights[n] >= TITLE_SCALE * median(heights[n + 1:]):
+    """How many of the first ``rows`` are one title wrapped over them: up to :data:`MAX_TITLE_ROWS` leading
+    rows of one size (:data:`SAME_SIZE`), set at least :data:`TITLE_SCALE` times the median pitch of the
+    body rows after them (a footer, :data:`FOOTER_Y`, is not body); 1 when fewer than two rows qualify, when
+    no body row follows or the pitches are not known."""
+    pitch = [_row_pitch(row) for row in rows]
+    if not pitch or pitch[0] <= 0:
+        return 1
+    n = 1
+    while n < min(len(rows), MAX_TITLE_ROWS) and abs(pitch[n] - pitch[0]) <= SAME_SIZE * pitch[0]:
         n += 1
-    body = heights[n:]
-    return n if n >= 2 and body and all(h >= TITLE_SCALE * median(body) for h in heights[:n]) else 1
+    body = [p for row, p in zip(rows[n:], pitch[n:]) if min(ln.y for ln in row) < FOOTER_Y]
+    return n if n >= 2 and body and pitch[0] >= TITLE_SCALE * median(body) else 1
 
 
 def joined_rows(lines: list[TextLine]) -> list[str]:

@@ -70,18 +70,26 @@ def test_joined_rows_joins_the_boxes_of_one_row_only():
 
 
 def test_a_title_wrapped_over_two_lines_in_larger_type_is_one_line():
-    """An ecology trial's "Why Predator and Prey" / "Populations Cycle" (boxes 0.10 of the slide's height over
-    body lines of 0.07) was a title and a first item."""
-    def line(text, y, row, h):
-        return TextLine(text, 0.4, y, row, h)
+    """An ecology trial's "Why Predator and Prey" / "Populations Cycle" (35 and 34 px a character over body
+    lines of 21–22) was a title and a first item. Size is read from the character pitch (box width per
+    character): box heights differ by up to 30 % between lines of one font."""
+    def line(text, y, row, pitch):
+        return TextLine(text, 0.4, y, row, pitch)
 
-    body = [line("● Snowshoe hare and lynx pelt records", 0.36, 2, 0.071), line("● Lynx peaks follow hare peaks", 0.44, 3, 0.073)]
-    wrapped = [line("Why Predator and Prey", 0.13, 0, 0.101), line("Populations Cycle", 0.22, 1, 0.100)]
-    assert joined_rows(wrapped + body) == ["Why Predator and Prey Populations Cycle", "● Snowshoe hare and lynx pelt records",
-                                           "● Lynx peaks follow hare peaks"]
-    one = [line("Trophic Cascades", 0.13, 0, 0.1)] + [line(t.text, t.y, t.row - 1, t.h) for t in body]
-    assert joined_rows(one) == ["Trophic Cascades"] + [t.text for t in body]  # a one-line title: as it was
-    same = [line("Step one", 0.13, 0, 0.07), line("Step two", 0.22, 1, 0.07)] + body  # body type only: no title
-    assert joined_rows(same) == ["Step one", "Step two"] + [t.text for t in body]
-    unknown = [line(t.text, t.y, t.row, 0.0) for t in wrapped + body]  # no heights: rows as they are
-    assert joined_rows(unknown) == [t.text for t in wrapped + body]
+    body = [line("● Snowshoe hare and lynx pelt records", 0.36, 2, 0.017), line("● Lynx peaks follow hare peaks", 0.44, 3, 0.0165)]
+    body[0:0] = [line("●", 0.1, 2, 0.01)]  # a bullet glyph in the row of its item: the item's pitch counts
+    wrapped = [line("Why Predator and Prey", 0.13, 0, 0.0277), line("Populations Cycle", 0.22, 1, 0.0264)]
+    assert joined_rows(wrapped + body) == ["Why Predator and Prey Populations Cycle",
+                                           "● ● Snowshoe hare and lynx pelt records", "● Lynx peaks follow hare peaks"]
+    one = [line("Trophic Cascades", 0.13, 0, 0.027)] + [line(t.text, t.y, t.row - 1, t.pitch) for t in body]
+    assert joined_rows(one)[0] == "Trophic Cascades" and len(joined_rows(one)) == 3  # a one-line title: as it was
+    same = [line("Step one", 0.13, 0, 0.017), line("Step two", 0.22, 1, 0.017)] + body  # body type only: no title
+    assert joined_rows(same)[:2] == ["Step one", "Step two"]
+    lines = [line(f"Line {k}", 0.2 + 0.1 * k, k, 0.017) for k in range(3)] + [line("Course 101", 0.93, 3, 0.008)]
+    assert joined_rows(lines) == ["Line 0", "Line 1", "Line 2", "Course 101"]  # body over a small footer
+    close = [line("Inflation and interest rates", 0.11, 0, 0.024), line("Real rate equals nominal rate", 0.24, 1, 0.022),
+             line("minus inflation", 0.31, 2, 0.02), line("Lenders lose", 0.38, 3, 0.02)]  # title 1.2x the body
+    assert joined_rows(close) == [t.text for t in close]
+    unknown = [line(t.text, t.y, t.row, 0.0) for t in wrapped + body]  # no sizes: rows as they are
+    assert joined_rows(unknown) == ["Why Predator and Prey", "Populations Cycle", "● ● Snowshoe hare and lynx pelt records",
+                                    "● Lynx peaks follow hare peaks"]
