@@ -105,12 +105,20 @@ def merge_slides(sentences: Sequence[Sentence], slides: Sequence[tuple[float, st
     which judges the text itself, never by what the lecture is heard to say: the words speech
     recognition gets wrong are the very ones the slide spells right); an empty slide is dropped, and
     so is a slide the lecturer reads aloud within ``near_s`` seconds (its words are already in the
-    transcript, with better times). A slide starting at the same second as a spoken sentence comes
-    after it.
+    transcript, with better times); when it is the first under its title ("Title: …", another title
+    than the slide before's) its title stays, as a slide of that title alone: it marks where the
+    lecturer's section starts, where a passage is cut (a genetics trial's build slide "Punnett
+    squares: …" was read aloud and dropped, so its section began 8 s late, on its second bullet). A
+    slide starting at the same second as a spoken sentence comes after it.
     """
     cleaned = [(float(t), denoise_slide(text or "")) for t, text in slides]
-    extra = [Sentence(t, t + span_s, text, kind="slide") for t, text in cleaned
-             if text and not _said_nearby(text, t, sentences, near_s)]
+    titles = [text.split(": ", 1)[0] if ": " in text else "" for _, text in cleaned]
+    extra = []
+    for k, (t, text) in enumerate(cleaned):
+        if text and not _said_nearby(text, t, sentences, near_s):
+            extra.append(Sentence(t, t + span_s, text, kind="slide"))
+        elif text and titles[k] and titles[k] != (titles[k - 1] if k else ""):
+            extra.append(Sentence(t, t + span_s, titles[k] + ".", kind="slide"))
     return sorted([*sentences, *extra], key=lambda s: (s.start_s, not s.words))
 
 

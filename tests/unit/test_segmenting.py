@@ -139,8 +139,13 @@ def test_a_slide_read_aloud_is_not_added_twice():
     not_said = (8.0, "Open addressing: probe other slots until an empty one turns up.")
     said_later = (200.0, "Chaining: chaining keeps a linked list of the keys in each slot.")  # 190 s before it is said
     out = merge_slides(spoken, [read_aloud, not_said])
-    assert [s.kind for s in out] == ["slide", "speech", "speech"] and out[0].text.startswith("Open addressing")
+    # the read-aloud slide's body is not added; its title stays where its section starts (a genetics trial's
+    # "Punnett squares" build slide, read aloud, was dropped and its section began on the next bullet)
+    assert [(s.kind, s.start_s, s.text) for s in out[:2]] == [("slide", 5.0, "Chaining."), ("slide", 8.0, not_said[1])]
+    assert [s.kind for s in out[2:]] == ["speech", "speech"]
     assert any(s.kind == "slide" for s in merge_slides(spoken, [said_later], near_s=60))
+    again = (20.0, "Chaining: chaining keeps a linked list of the keys in each slot.")  # the same title again: nothing
+    assert [s.start_s for s in merge_slides(spoken, [read_aloud, again]) if s.kind == "slide"] == [5.0]
 
 
 def test_ocr_noise_leaves_slide_text():
