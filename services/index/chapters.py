@@ -136,19 +136,23 @@ def chapter_title(text: str, course_df: dict[str, int], n_docs: int) -> str:
     return " ".join(w[:1].upper() + w[1:] for w in best.split())
 
 
-def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: float, end_s: float) -> str:
+def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: float, end_s: float,
+                        said: str | None = None) -> str:
     """The title of the slide on screen for at least half of the stretch from ``start_s`` to ``end_s``
     (seconds); when none is, the first titled slide on screen in it (a lecture's or a section's first
     slide names what follows: an 85-second statistics lecture of five slides was titled by its last, the
     one up longest), passing over a title slide that names the lecture ("ECON 102 — Lecture 1"); "" when
     no titled slide is. ``slide_titles``: ``(second it appears, title)`` in time
     order; a slide stays up until the next one appears (one already up at ``start_s`` counts from there).
-    The lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it."""
+    The lecturer's own name for the stretch, spelt as on the slide: speech recognition may mishear it.
+    With ``said`` (what is spoken in the stretch), a title none of whose words is said there is passed
+    over (:func:`_title_said`): a name card left up for half a lecture ("Dr. Ada Okafor", a genetics and
+    chemistry trial) names the lecturer, not what the stretch is about."""
     shown: dict[str, float] = {}  # in the order first shown
     for i, (t, title) in enumerate(slide_titles):
         until = slide_titles[i + 1][0] if i + 1 < len(slide_titles) else end_s
         seen = min(until, end_s) - max(t, start_s)
-        if title and seen > 0:
+        if title and seen > 0 and (said is None or _title_said(title, said)):
             shown[title] = shown.get(title, 0.0) + seen
     if not shown:
         return ""
@@ -156,6 +160,14 @@ def slide_chapter_title(slide_titles: Sequence[tuple[float, str]], start_s: floa
     if shown[longest] >= 0.5 * (end_s - start_s):
         return longest
     return next((t for t in shown if not _NAMES_A_LECTURE.search(t)), next(iter(shown)))
+
+
+def _title_said(title: str, said: str) -> bool:
+    """True when a word of ``title`` (3+ letters, not a very common English word) or a word of the same
+    first five letters ("cascades" / "cascade") is in ``said``; True for a title of no such word."""
+    words = [w for w in re.findall(r"[a-z][a-z'-]+", title.lower()) if len(w) >= 3 and w not in _TITLE_STOP]
+    spoken = {w[:5] for w in re.findall(r"[a-z][a-z'-]+", said.lower())}
+    return not words or any(w[:5] in spoken for w in words)
 
 
 # A title slide's "ECON 102 — Lecture 1", "Week 3": it names the lecture, not a stretch of it (a trial's first
@@ -197,7 +209,8 @@ def make_chapters(segments: Sequence[Segment], seg_vecs, sent_vecs_by_segment: l
         cands.sort(key=lambda x: -x[0])
         chosen = sorted((s for _, s in cands[:bullets]), key=lambda s: s.start_s)
         end_s = min(segments[b - 1].end_s, segments[b].start_s) if b < len(segments) else segments[b - 1].end_s
-        title = (slide_chapter_title(slide_titles, segments[a].start_s, end_s)
+        said = " ".join(s.text for seg in segments[a:b] for s in seg.sentences if s.kind != "slide")
+        title = (slide_chapter_title(slide_titles, segments[a].start_s, end_s, said)
                  or chapter_title(text, df, len(segments)))
         out.append(Chapter(segments[a].start_s, end_s, a, b - 1, title, [s.text for s in chosen]))
     return out

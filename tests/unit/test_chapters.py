@@ -93,6 +93,14 @@ def test_a_chapter_takes_the_title_of_the_slide_shown_longest_in_it():
             (65.1, "Computing the inflation rate"), (90.0, "Nominal vs real values")]
     assert slide_chapter_title(econ, 0.0, 117.0) == "What is inflation?"
     assert slide_chapter_title([(0.0, "Week 3: Entropy")], 0.0, 60.0) == "Week 3: Entropy"  # the only one
+    # a name card left up for most of the stretch names the lecturer, not the stretch (a chemistry trial's chapter
+    # was "Dr. Ada Okafor"): a title none of whose words is said there is passed over
+    card = [(33.0, "Nucleophilic substitution"), (95.0, "Dr. Ada Okafor")]
+    said = "A nucleophile attacks the carbon. The substitution goes in one step or in two, through a carbocation."
+    assert slide_chapter_title(card, 33.0, 186.0) == "Dr. Ada Okafor"
+    assert slide_chapter_title(card, 33.0, 186.0, said) == "Nucleophilic substitution"
+    assert slide_chapter_title([(95.0, "Dr. Ada Okafor")], 95.0, 186.0, said) == ""
+    assert slide_chapter_title(lecture, 0.0, 85.0, "the limit of the sampling distribution") == "The central limit theorem"
 
 
 def test_make_chapters_prefer_the_slides_spelling_to_the_transcripts():
@@ -117,12 +125,13 @@ def test_slide_titles_are_short_first_lines_with_a_word():
     assert slide_title(["one two three four five six seven eight nine", "body"]) == ""
 
 
-def _slide_lecture(n: int, span_s: float):
+def _slide_lecture(n: int, span_s: float, said: tuple[str, ...] = ()):
     rng = np.random.default_rng(5)
     topics = [_unit(rng.normal(size=8)) for _ in range(n)]
     segs, vecs, sent_vecs = [], [], []
     for i in range(n):
-        sents = [Sentence(i * span_s, i * span_s + span_s - 2, f"Sentence about part {i} of this lecture here.")]
+        about = said[i] if i < len(said) else f"part {i}"
+        sents = [Sentence(i * span_s, i * span_s + span_s - 2, f"Sentence about {about} of this lecture here.")]
         segs.append(Segment(i * span_s, (i + 1) * span_s - 1, sents))
         vecs.append(_unit(topics[i] + 0.05 * rng.normal(size=8)))
         sent_vecs.append(np.stack([vecs[-1]]))
@@ -131,8 +140,9 @@ def _slide_lecture(n: int, span_s: float):
 
 def test_a_short_lecture_with_slides_is_chaptered_at_its_slides_within_a_budget():
     # five parts of 50 s, each under its own slide: too few passages for TextTiling (one chapter before)
-    segs, vecs, sent_vecs = _slide_lecture(5, 50.0)
-    slides = [(i * 50.0, t) for i, t in enumerate(["Collisions", "Two ways", "Open addressing", "Chaining", "Why it works"])]
+    titles = ["Collisions", "Two ways", "Open addressing", "Chaining", "Why it works"]
+    segs, vecs, sent_vecs = _slide_lecture(5, 50.0, tuple(t.lower() for t in titles))  # each part says its title's words
+    slides = [(i * 50.0, t) for i, t in enumerate(titles)]
     assert [c.first_segment for c in make_chapters(segs, vecs, sent_vecs)] == [0]
     chapters = make_chapters(segs, vecs, sent_vecs, slide_titles=slides)
     assert len(chapters) == 3  # 250 s: one chapter per 120 s at most, the sharpest slide changes
