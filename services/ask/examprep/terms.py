@@ -157,8 +157,8 @@ def course_vocabulary(sentences: Iterable[str]) -> Vocabulary:
     A phrase of 2–4 content words is a term when said at least twice and one of its words has a
     Zipf frequency below ``TERM_ZIPF``; a single word when its Zipf frequency is below
     ``RARE_ZIPF`` (or it is said capitalised, a name, or in capitals, an acronym) and the course
-    never uses it as a verb; a word English does not know at all (Zipf 0) only when said twice: said
-    once, it is more often a mishearing ("humbers" for "numbers" was a circuits trial's answer) than a term. Terms nested in a longer term said as often are dropped."""
+    never uses it as a verb; a word English does not know (Zipf 0) only when said twice (said once it is
+    more often a mishearing: a trial's marked answer "humbers"). Nested terms said as often are dropped."""
     sentences = list(sentences)
     classes = _classes(sentences)
     grams: Counter = Counter()

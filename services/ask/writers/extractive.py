@@ -150,6 +150,11 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
     0.892 on the fields dev lectures as captions, no other figure moved; today's figures: ``python -m
     evals.answer_rules``, history: ``evals/README.md``).
 
+    A question asking what a term is (:func:`services.ask.definitions.asked_term`: "What is
+    perihelion?") opens on a sentence defining it: in the run when it holds one, else the first in
+    ``passages`` (a later mention may share more of the question's words; MIT 6.006 dev first citation
+    inside 0.451 → 0.465, ``python -m evals.answer_rules``).
+
     ``said``: sentences the previous answer of the conversation cited, as (lecture_id, start_s), for
     "why?" and "say that more simply": runs are then taken only from sentences not said yet, at least
     two in a row, from the passages that answer cited when they have such a run (the explanation
