@@ -181,11 +181,8 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
     if best is None:  # nothing left unsaid in these passages: the best run, even if said before
         return extractive_answer(index, passages, query, query_vec, rank_penalty=rank_penalty) if said else []
     _, p, sents, i, j = best
-    term = None if said else asked_term(query)
-    if term:  # "What is a keystone species?" opens on the sentence that defines it
-        k = next((k for k in range(i, j) if _defines(sents[k], term)), None)
-        p, sents, i, j = (p, sents, k, max(j, k + 1)) if k is not None else \
-            _definition(index, passages, term) or (p, sents, i, j)
+    if not said:  # "What is a keystone species?" opens on the sentence that defines it
+        p, sents, i, j = _on_definition(index, passages, query, (p, sents, i, j))
     if said:  # keep the run inside its fresh range
         lo, hi = next((lo, hi) for lo, hi in _fresh_ranges(sents, said, p.hit.lecture_id) if lo <= i < hi)
         i, j = answer_run(sents[:hi], i, j)
@@ -199,6 +196,19 @@ def extractive_answer(index: SearchIndex, passages: list[Passage], query: str, q
 def _defines(sentence, term: str) -> bool:
     kind = getattr(sentence, "kind", "speech")
     return defines(sentence.text if kind == "slide" else clean(sentence.text), term, slide=kind == "slide")
+
+
+def _on_definition(index: SearchIndex, passages: list[Passage], query: str,
+                   run: tuple[Passage, list, int, int]) -> tuple[Passage, list, int, int]:
+    """``run`` (passage, its sentences, i, j) opened on the sentence defining the term ``query`` asks
+    about (:func:`services.ask.definitions.asked_term`): the run's own when it holds one, else the first
+    in ``passages`` (:func:`_definition`); ``run`` unchanged for any other question or when none does."""
+    term = asked_term(query)
+    if not term:
+        return run
+    p, sents, i, j = run
+    k = next((k for k in range(i, j) if _defines(sents[k], term)), None)
+    return (p, sents, k, max(j, k + 1)) if k is not None else _definition(index, passages, term) or run
 
 
 def _definition(index: SearchIndex, passages: list[Passage], term: str) -> tuple[Passage, list, int, int] | None:
