@@ -131,7 +131,9 @@ def test_worker_start_reconciles_existing_durables_with_the_desired_config(clust
         js = nc.jetstream()
         await bus.publish_retrying(lambda: bus.ensure_stream(js, settings.stream, 3), 30)
         for i in range(3):  # the index durable has acknowledged these: recreating it must start after them
-            await js.publish(bus.SLIDES_READ, b"old", stream=settings.stream, headers={"Nats-Msg-Id": f"old{i}"})
+            # an R3 stream takes publishes once it has a leader (CI met "no responders" right after creating it)
+            await bus.publish_retrying(lambda i=i: js.publish(bus.SLIDES_READ, b"old", stream=settings.stream,
+                                                              headers={"Nats-Msg-Id": f"old{i}"}), 30)
         # what an older release (or an operator) left: other ack wait and max deliver; the index
         # durable even acks nothing (ack policy none), which the server cannot change in place
         await js.add_consumer(settings.stream, ConsumerConfig(
