@@ -55,6 +55,8 @@ def _rules():
         "no answer_run (question skip, chatter trim, growth to 15 words)": lambda svc: _patched(
             extractive, "answer_run", lambda sents, i, j: (i, j)),
         "no continuation (a run may open on 'Which is …')": lambda svc: _patched(extractive, "continues", lambda text: False),
+        "no definition opening (a 'What is X?' run opens where the best window is)": lambda svc: _patched(
+            extractive, "_on_definition", lambda index, passages, query, run: run),
         "no _more (the best run only)": lambda svc: _patched(extractive, "_more", lambda *a, **k: []),
         "no chatter judge": lambda svc: _patched(extractive, "is_chatter", lambda text: False),
         "no rank penalty": lambda svc: _patched(extractive, "extractive_answer", lambda *a, **k: original(

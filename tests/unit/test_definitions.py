@@ -1,37 +1,23 @@
-"""Definition questions and the sentences that answer them, in many fields (services.ask.definitions), and the
-extractive writer opening on the definition rather than on a later mention (astronomy trial: "What is
+"""The sentences that define a term, in many fields (services.ask.definitions; which questions ask for one:
+tests/unit/test_intents_fields.py), and the extractive writer opening on the definition rather than on a later mention (astronomy trial: "What is
 perihelion?" was answered with where the planet moves fastest)."""
 
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from lecturecopilot import models
 from lecturecopilot.settings import Settings
-from services.ask.definitions import asked_term, defines
-from services.ask.retrieve import Passage
-from services.ask.search_index import Hit, IndexedSentence
+from services.ask.definitions import defines
 from services.ask.writers.extractive import extractive_answer
 
-ASKS = [("What is perihelion?", "perihelion"), ("what's a keystone species", "keystone species"),
-        ("whats the time constant", "time constant"), ("Define elasticity.", "elasticity"),
-        ("what does RC mean", "RC"), ("What is meant by opportunity cost?", "opportunity cost"),
-        ("What is the epicenter of an earthquake?", "epicenter"), ("so what are Okazaki fragments?", "Okazaki fragments"),
-        ("What is the definition of a martingale?", "martingale")]
-NOT_ASKS = ["What is the running time of binary search?", "what is the difference between a stack and a queue",
-            "What are the steps of the Calvin cycle?", "and what's left after the explosion?",
-            "Why is RuBisCO called wasteful?", "How does a capacitor charge?", "what is in lecture 3",
-            "What is the main idea of Kirchhoff's voltage law and why does it hold in every loop?"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from passages import passage  # noqa: E402  (tests/passages.py)
 
-
-@pytest.mark.parametrize("question,term", ASKS)
-def test_a_definition_question_names_its_term(question, term):
-    assert asked_term(question) == term
-
-
-@pytest.mark.parametrize("question", NOT_ASKS)
-def test_other_questions_ask_for_no_definition(question):
-    assert asked_term(question) is None
+def _passage(idx, rows, end_s, embed):
+    return passage(idx, rows, end_s, embed, lecture=("L1", 1))
 
 
 DEFINING = [("The point of the orbit closest to the Sun is called perihelion.", "perihelion", False),
@@ -55,12 +41,6 @@ def test_a_sentence_that_defines_the_term(text, term, slide):
 @pytest.mark.parametrize("text,term,slide", NOT_DEFINING)
 def test_a_sentence_that_only_names_the_term(text, term, slide):
     assert not defines(text, term, slide=slide)
-
-
-def _passage(idx: int, rows: list[tuple[float, str]], end_s: float, embed):
-    sents = [IndexedSentence(t, rows[k + 1][0] if k + 1 < len(rows) else end_s, text) for k, (t, text) in enumerate(rows)]
-    return Passage(Hit(f"p{idx}", "L1", 1, idx, rows[0][0], end_s, " ".join(t for _, t in rows), 1.0), 1.0), \
-        (sents, embed([t for _, t in rows]))
 
 
 def test_a_definition_question_is_answered_where_the_term_is_defined():

@@ -7,6 +7,7 @@ from at least three fields."""
 
 import pytest
 
+from services.ask.definitions import asked_term
 from services.ask.disfluency import clean
 from services.ask.examprep import quiz_intent
 from services.ask.followup import continues
@@ -253,3 +254,27 @@ def test_a_question_pointing_at_the_screen(question):
 @pytest.mark.parametrize("question", NOT_POINTING)
 def test_a_question_naming_its_topic_does_not_point_at_the_screen(question):
     assert not points_at_screen(question)
+
+
+# -- a definition asked for: the term (services.ask.definitions.asked_term) ------------------------
+ASKS_FOR_DEFINITION = [  # (question, the term)
+    ("What is perihelion?", "perihelion"), ("what's a keystone species", "keystone species"),
+    ("whats the time constant", "time constant"), ("Define elasticity.", "elasticity"),
+    ("what does RC mean", "RC"), ("What is meant by opportunity cost?", "opportunity cost"),
+    ("What is the epicenter of an earthquake?", "epicenter"), ("so what are Okazaki fragments?", "Okazaki fragments"),
+    ("What is the definition of a martingale?", "martingale")]
+NOT_ASKS_FOR_DEFINITION = [  # a relation, a quantity, a cause, a process: no term to define
+    "What is the running time of binary search?", "what is the difference between a stack and a queue",
+    "What are the steps of the Calvin cycle?", "and what's left after the explosion?",
+    "Why is RuBisCO called wasteful?", "How does a capacitor charge?", "what is in lecture 3",
+    "What is the main idea of Kirchhoff's voltage law and why does it hold in every loop?"]
+
+
+@pytest.mark.parametrize("question,term", ASKS_FOR_DEFINITION)
+def test_a_definition_question_names_its_term(question, term):
+    assert asked_term(question) == term
+
+
+@pytest.mark.parametrize("question", NOT_ASKS_FOR_DEFINITION)
+def test_other_questions_ask_for_no_definition(question):
+    assert asked_term(question) is None

@@ -2,13 +2,20 @@
 lecturer asking it (services.ask.writers.extractive._more): real MIT 6.006 sentences (lecture 5, 5:19–7:15), real
 embeddings from the packaged MiniLM."""
 
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
 from lecturecopilot import models
 from lecturecopilot.settings import Settings
-from services.ask.retrieve import Passage
-from services.ask.search_index import Hit, IndexedSentence
+from services.ask.search_index import IndexedSentence
 from services.ask.writers.extractive import MIN_RUN_WORDS, extractive_answer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from passages import passage  # noqa: E402  (tests/passages.py)
+
+_passage = passage
+
 
 FIRST = [(319.8, "Does everyone remember what we talked about last week?"),
          (324.1, "And we then, I didn't show you this chart at the end, but I'm showing it to you now."),
@@ -28,12 +35,6 @@ SECOND = [(374.7, "Because potentially I hashed everything that I was storing to
           (406.0, "But in general, that hash table is only good if we're allowing, OK, I want this to be expected "
                   "good, but in the worst case, if I really need that operation to be worst case, right, I really "
                   "can't afford linear time ever for an operation of that kind, then I don't want to use a hash table.")]
-
-
-def _passage(idx: int, rows: list[tuple[float, str]], end_s: float, embed):
-    sents = [IndexedSentence(t, rows[k + 1][0] if k + 1 < len(rows) else end_s, text) for k, (t, text) in enumerate(rows)]
-    return Passage(Hit(f"p{idx}", "L5", 5, idx, rows[0][0], end_s, " ".join(t for _, t in rows), 1.0), 1.0), \
-        (sents, embed([t for _, t in rows]))
 
 
 def test_an_answer_after_the_lecturers_own_question_takes_the_sentences_that_answer_it():
